@@ -1,0 +1,1 @@
+"""The workstation model (CPU, pager, disk, network interface, jobs) and the thin Ray actor that hosts one."""

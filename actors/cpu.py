@@ -1,0 +1,237 @@
+"""The CPU of one workstation, at two levels of fidelity behind one interface.
+
+Both serve the jobs in the ready set with strict priority between classes (a lower `priority` number runs
+first; a local/owner job preempts a foreign one at once) and share the CPU among the jobs of the top class:
+
+- `QuantumCPU`: round-robin time slices with a context-switch cost. A job runs for at most one slice, then is
+  put back in the run queue where the insertion policy says (the coscheduling paper changes exactly that).
+  Needed where individual slices matter (coscheduling, cycle stealing at node level).
+- `FluidCPU`: processor sharing, exact between events and far cheaper: events only when a job reaches a stop.
+  With n > 1 jobs sharing, the switch overhead of round-robin is charged as an efficiency q / (q + c), so
+  that the two levels agree on means (tests/test_cpu.py checks it).
+
+The CPU knows nothing of why a job stops. Each job carries `stop_at` (progress, in ops, where it must leave
+the CPU: a page fault, an I/O, a change of memory demand, its end); when a job reaches it the CPU calls
+`on_stop(job)`, which returns True if the job goes on running (a mere change of demand) or False if it left
+(blocked, finished). Each job in the ready set accrues `cpu` time while it runs and `queue` time otherwise.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from actors.job import Job
+from emu.kernel import EventQueue, Timer
+
+EPS = 1e-9
+
+
+def _reached(job: Job) -> bool:
+    return job.done >= job.stop_at - EPS * max(1.0, job.stop_at)
+
+
+class FluidCPU:
+    def __init__(self, queue: EventQueue, speed: float, on_stop: Callable[[Job], bool],
+                 time_slice: float, context_switch: float, insertion=None):
+        self.q, self.speed, self.on_stop = queue, speed, on_stop
+        self.efficiency = time_slice / (time_slice + context_switch) if time_slice > 0 else 1.0
+        self.ready: list[Job] = []
+        self.timer = Timer(queue, self._stop_due)
+        self.last = 0.0
+        self.busy = self.work = self.switching = 0.0   # seconds busy, ops delivered, seconds switching
+
+    # -- the interface ---------------------------------------------------------------------------------------
+    def add(self, job: Job, reason: str = "arrival") -> None:
+        self.settle()
+        job.state = "ready"
+        self.ready.append(job)
+        self._plan()
+
+    def remove(self, job: Job) -> None:
+        self.settle()
+        self.ready.remove(job)
+        self._plan()
+
+    def replan(self) -> None:
+        self.settle()
+        self._plan()
+
+    def queue_length(self) -> int:
+        return len(self.ready)
+
+    def busy_time(self) -> float:
+        self.settle()
+        return self.busy
+
+    # -- the model -------------------------------------------------------------------------------------------
+    def _share(self):
+        top = min(j.priority for j in self.ready)
+        active = [j for j in self.ready if j.priority == top]
+        eff = self.efficiency if len(self.ready) > 1 else 1.0
+        return active, eff / len(active)
+
+    def settle(self) -> None:
+        """Bring every job's progress and accounting up to now."""
+        now = self.q.now
+        dt = now - self.last
+        self.last = now
+        if dt <= 0 or not self.ready:
+            return
+        active, share = self._share()
+        for j in self.ready:
+            j.queue += dt
+        for j in active:
+            j.done = min(j.done + dt * share * self.speed, j.stop_at)
+            j.cpu += dt * share
+            j.queue -= dt * share
+            j.state = "running"
+        eff = share * len(active)
+        self.busy += dt
+        self.work += dt * eff * self.speed
+        self.switching += dt * (1 - eff)
+
+    def _plan(self) -> None:
+        if not self.ready:
+            self.timer.cancel()
+            return
+        active, share = self._share()
+        rate = share * self.speed
+        self.timer.arm(self.q.now + min((j.stop_at - j.done) / rate for j in active))
+
+    def _stop_due(self) -> None:
+        self.settle()
+        for job in [j for j in self.ready if _reached(j)]:
+            job.done = job.stop_at
+            if not self.on_stop(job):
+                self.ready.remove(job)
+        self._plan()
+
+
+class QuantumCPU:
+    def __init__(self, queue: EventQueue, speed: float, on_stop: Callable[[Job], bool],
+                 time_slice: float, context_switch: float, insertion=None):
+        self.q, self.speed, self.on_stop = queue, speed, on_stop
+        self.slice, self.switch_cost = time_slice, context_switch
+        self.insertion = insertion
+        self.queues: dict[int, list[Job]] = {}        # run queue per priority class
+        self.current: Job | None = None
+        self.last_ran: Job | None = None
+        self.run_start = 0.0                           # when `current` starts (or started) executing
+        self.slice_end = 0.0                           # when its slice runs out
+        self._switch_start = self.switch_cost_now = 0.0
+        self._holding = False                          # no dispatch while on_stop decides
+        self.timer = Timer(queue, self._slice_over)
+        self.busy = self.work = self.switching = 0.0
+
+    # -- the interface ---------------------------------------------------------------------------------------
+    def add(self, job: Job, reason: str = "arrival") -> None:
+        job.since = self.q.now
+        job.state = "ready"
+        self._enqueue(job, reason)
+        cur = self.current
+        if cur is not None and job.priority < cur.priority:
+            self._preempt()
+        self._dispatch()
+
+    def remove(self, job: Job) -> None:
+        if job is self.current:
+            self._settle_current()
+            self.current = None
+            self.timer.cancel()
+            self._dispatch()
+        else:
+            self.queues[job.priority].remove(job)
+            job.queue += self.q.now - job.since
+
+    def replan(self) -> None:
+        if self.current is not None:
+            self._settle_current()
+            self._arm()
+
+    def queue_length(self) -> int:
+        return sum(map(len, self.queues.values())) + (self.current is not None)
+
+    def busy_time(self) -> float:
+        return self.busy + (0.0 if self.current is None else self.q.now - self._switch_start)
+
+    # -- the model -------------------------------------------------------------------------------------------
+    def _enqueue(self, job: Job, reason: str) -> None:
+        rq = self.queues.setdefault(job.priority, [])
+        at = len(rq) if self.insertion is None else self.insertion.insert(rq, job, reason, self.q.now)
+        rq.insert(at, job)
+
+    def _dispatch(self) -> None:
+        if self.current is not None or self._holding:
+            return
+        for prio in sorted(self.queues):
+            if self.queues[prio]:
+                job = self.queues[prio].pop(0)
+                break
+        else:
+            return
+        now = self.q.now
+        cost = 0.0 if job is self.last_ran else self.switch_cost
+        self.current, self.last_ran = job, job
+        self._switch_start, self.switch_cost_now = now, cost
+        self.run_start = now + cost
+        self.slice_end = self.run_start + self.slice
+        job.queue += self.run_start - job.since      # the wait includes the switch into it
+        job.state = "running"
+        self._arm()
+
+    def _arm(self) -> None:
+        job = self.current
+        start = max(self.run_start, self.q.now)
+        self.timer.arm(min(self.slice_end, start + (job.stop_at - job.done) / self.speed))
+
+    def _settle_current(self) -> None:
+        """Account the current job's execution up to now (it may still be switching in)."""
+        job, now = self.current, self.q.now
+        if now >= self.run_start:
+            ran = now - self.run_start
+            job.done = min(job.done + ran * self.speed, job.stop_at)
+            job.cpu += ran
+            self.busy += ran + self.switch_cost_now
+            self.work += ran * self.speed
+            self.switching += self.switch_cost_now
+            self.run_start, self._switch_start, self.switch_cost_now = now, now, 0.0
+        else:   # interrupted while switching in: the switch done so far is lost overhead
+            spent = now - self._switch_start
+            self.busy += spent
+            self.switching += spent
+            job.queue -= self.run_start - now        # it had been charged the whole switch
+            self.run_start, self._switch_start, self.switch_cost_now = now, now, 0.0
+            self.last_ran = None
+
+    def _preempt(self) -> None:
+        job = self.current
+        self._settle_current()
+        self.current = None
+        self.timer.cancel()
+        job.since = self.q.now
+        job.state = "ready"
+        self.queues[job.priority].insert(0, job)     # a preempted job resumes first in its class
+
+    def _slice_over(self) -> None:
+        job, now = self.current, self.q.now
+        self._settle_current()
+        self.current = None
+        self.timer.cancel()
+        if _reached(job):
+            job.done = job.stop_at
+            self._holding = True
+            try:
+                goes_on = self.on_stop(job)
+            finally:
+                self._holding = False
+            if not goes_on:
+                self._dispatch()
+                return
+            outranked = any(q for p, q in self.queues.items() if p < job.priority)
+            if now < self.slice_end - EPS and not outranked:
+                self.current = job                    # goes on within its slice, no switch
+                self._arm()
+                return
+        job.since = now
+        job.state = "ready"
+        self._enqueue(job, "quantum")
+        self._dispatch()

@@ -1,0 +1,44 @@
+"""The disk of one workstation: a FIFO queue with seek + rotation + size / bandwidth service, fed by page
+faults and explicit job I/O, behind a buffer cache whose size can change while running (paper 003 controls
+it through `Workstation.set_buffer_cache`).
+
+With `queueing = False` every request is served independently, with no contention: spec 000 (§2.3) offers it
+as a switch, since that paper gives only "10 ms per page fault".
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from emu.kernel import EventQueue
+
+
+class Disk:
+    def __init__(self, queue: EventQueue, seek: float, rotation: float, bandwidth: float, queueing: bool = True):
+        self.q = queue
+        self.seek, self.rotation, self.bandwidth, self.queueing = seek, rotation, bandwidth, queueing
+        self.free_at = 0.0
+        self.waiting = 0          # requests submitted and not yet complete
+        self.requests = 0
+        self.busy = 0.0           # seconds of service given (completed or under way)
+
+    def service_time(self, size: float) -> float:
+        return self.seek + self.rotation + size / self.bandwidth
+
+    def submit(self, size: float, done: Callable, arg=None) -> float:
+        """Queue a request of `size` bytes; `done(arg)` is called when it completes. Returns that time."""
+        now = self.q.now
+        service = self.service_time(size)
+        start = max(now, self.free_at) if self.queueing else now
+        finish = start + service
+        if self.queueing:
+            self.free_at = finish
+        self.waiting += 1
+        self.requests += 1
+        self.busy += service
+        self.q.at(finish, self._complete, (done, arg))
+        return finish
+
+    def _complete(self, item) -> None:
+        self.waiting -= 1
+        done, arg = item
+        done(arg)

@@ -1,0 +1,129 @@
+"""A job: its demands, where it is in its life, and its accounting. All of it serializes to a plain map
+(msgpack) so that a running job can stop on one workstation and resume on another.
+
+Work is in operations (see `emu.units`); a job with `work` ops runs `work / speed` seconds on a CPU of
+`speed` op/s. Memory demand changes over the job's life: `memory` is a step profile of
+`(fraction of work done, bytes)` points, the demand at progress f being that of the last point at or before f.
+Explicit I/O is `io_rate` requests per op of work, each of `io_size` bytes, a share `io_read` of them reads.
+
+The response time of a finished job splits exactly into the time it spent on a CPU (`cpu`), waiting for
+one (`queue`: ready-queue waits, context switches, the pending pool), blocked on page faults (`page`) or
+explicit I/O (`io`), and on the network (`net`: remote execution and migration). Tests hold the emulator
+to that identity.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+
+from emu.envelope import MessageError
+
+# The states a job can be in when a run ends (`summary.json` counts them; none may be missing).
+STATES = ("pending", "ready", "running", "blocked", "in_transit", "done")
+# Priority classes: a lower number runs first (strict priority). Owner/local work preempts foreign work.
+CLASSES = {"local": 0, "foreign": 1}
+
+
+@dataclass(slots=True)
+class Job:
+    id: int
+    home: int
+    arrival: float
+    work: float
+    memory: list = field(default_factory=lambda: [[0.0, 0.0]])
+    io_rate: float = 0.0
+    io_size: float = 0.0
+    io_read: float = 1.0
+    program: str = ""
+    cls: str = "local"
+    migratable: bool = True
+    # where it is in its life
+    done: float = 0.0
+    state: str = "pending"
+    node: int = -1
+    start: float = -1.0
+    finish: float = -1.0
+    io_at: float = 0.0
+    # accounting (seconds, except counts)
+    cpu: float = 0.0
+    queue: float = 0.0
+    page: float = 0.0
+    io: float = 0.0
+    net: float = 0.0
+    faults: int = 0
+    io_requests: int = 0
+    migrations: int = 0
+    remote_execs: int = 0
+    nodes: list = field(default_factory=list)
+    # local, not carried: the next point (in ops done) where the job must stop running, and why
+    stop_at: float = 0.0
+    fault_at: float = float("inf")
+    since: float = 0.0
+
+    _LOCAL = ("stop_at", "fault_at", "since")
+
+    @property
+    def priority(self) -> int:
+        return CLASSES[self.cls]
+
+    @property
+    def remaining(self) -> float:
+        return self.work - self.done
+
+    def demand(self) -> float:
+        """Memory demand (bytes) at the current progress. Points are compared in ops, exactly as stops are."""
+        current = self.memory[0][1]
+        for frac, size in self.memory:
+            if frac * self.work <= self.done:
+                current = size
+            else:
+                break
+        return current
+
+    def next_breakpoint(self) -> float:
+        """Progress (ops) at which the memory demand next changes, or inf."""
+        for frac, _ in self.memory:
+            if frac * self.work > self.done:
+                return frac * self.work
+        return float("inf")
+
+    def peak_demand(self) -> float:
+        return max(size for _, size in self.memory)
+
+    def to_state(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name not in self._LOCAL}
+
+    @classmethod
+    def from_state(cls, state) -> "Job":
+        """Rebuild a job from a received map, checking every field before anything is applied."""
+        if not isinstance(state, dict):
+            raise MessageError(f"payload.job: expected a map, got {type(state).__name__}")
+        known = {f.name: f for f in fields(cls) if f.name not in cls._LOCAL}
+        for name in ("id", "home", "arrival", "work"):
+            if name not in state:
+                raise MessageError(f"payload.job.{name}: missing")
+        for name, value in state.items():
+            if name not in known:
+                raise MessageError(f"payload.job.{name}: unknown field")
+            expected = {"str": str, "bool": bool, "list": list, "int": int}.get(known[name].type, (int, float))
+            if not isinstance(value, expected) or (expected != bool and isinstance(value, bool)):
+                raise MessageError(f"payload.job.{name}: expected {known[name].type}, got {value!r}")
+        if state.get("cls", "local") not in CLASSES:
+            raise MessageError(f"payload.job.cls: expected one of {sorted(CLASSES)}, got {state['cls']!r}")
+        if state.get("state", "pending") not in STATES:
+            raise MessageError(f"payload.job.state: expected one of {STATES}, got {state['state']!r}")
+        if state["work"] <= 0:
+            raise MessageError(f"payload.job.work: expected a positive amount of work, got {state['work']!r}")
+        return cls(**state)
+
+    def record(self) -> dict:
+        """One row of jobs.csv."""
+        response = (self.finish if self.finish >= 0 else float("nan")) - self.arrival
+        return {
+            "job": self.id, "program": self.program, "class": self.cls, "home": self.home,
+            "state": self.state, "node": self.node, "arrival": self.arrival, "start": self.start,
+            "finish": self.finish, "work": self.work, "done": self.done, "response": response,
+            "cpu": self.cpu, "queue": self.queue, "page": self.page, "io": self.io, "net": self.net,
+            "faults": self.faults, "io_requests": self.io_requests, "migrations": self.migrations,
+            "remote_execs": self.remote_execs, "nodes": " ".join(map(str, self.nodes)),
+            "peak_memory": self.peak_demand(),
+        }

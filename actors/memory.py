@@ -1,0 +1,39 @@
+"""The memory pager of one workstation: user memory shared by the resident jobs, a buffer cache carved out
+of it, swap, and the page-fault model.
+
+Page faults (spec 000 §4.5 default (a), spec 002 §4.6): while the resident jobs' demand D fits in user
+memory M there are none (cold misses are part of a job's dedicated lifetime). Above it, every job faults at
+    rate = fault_rate * (1 - M / D)   faults per second of CPU time on this node,
+i.e. in proportion to the share of the demand that cannot be resident. `fault_rate` (the spec's kappa) is a
+calibration constant named in each scenario. Each fault reads one page through the disk queue. Faults are a
+Poisson process in CPU time, so when D changes every job's next fault is simply redrawn.
+
+Swap bounds what may be admitted: demand beyond M + swap is reported (`over_swap`) for admission policies.
+"""
+from __future__ import annotations
+
+
+class Pager:
+    def __init__(self, memory: float, swap: float, page_size: float, fault_rate: float, buffer_cache: float = 0.0):
+        self.memory, self.swap, self.page_size, self.fault_rate = memory, swap, page_size, fault_rate
+        self.buffer_cache = buffer_cache
+        self.demand = 0.0          # sum of the resident jobs' current demands
+
+    @property
+    def user_memory(self) -> float:
+        return self.memory - self.buffer_cache
+
+    @property
+    def idle(self) -> float:
+        return max(0.0, self.user_memory - self.demand)
+
+    def overflow(self) -> float:
+        """The share of demand that cannot be resident: 1 - M/D, or 0."""
+        return 0.0 if self.demand <= self.user_memory else 1.0 - self.user_memory / self.demand
+
+    def fault_rate_now(self) -> float:
+        """Faults per CPU-second for a running job under the current demand."""
+        return self.fault_rate * self.overflow()
+
+    def fits(self, extra: float) -> bool:
+        return self.demand + extra <= self.user_memory + self.swap

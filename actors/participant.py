@@ -1,0 +1,115 @@
+"""What every participant of an emulated cluster shares (a workstation, the load collector): its own event
+queue in virtual time, an outgoing link, and the transport-free contract every runtime drives:
+
+    advance(until) -> outgoing envelopes     process every event before `until`
+    deliver(envelopes)                       accept messages; each is processed at its deliver_at
+    next_event_time()                        when the next local event or message is due
+    snapshot() / final()                     what the live view and the results need
+
+A participant never reads the wall clock, never sleeps and never imports Ray. A message that arrives after
+its deliver_at (possible only in the paced runtime) is processed at once and its lateness recorded.
+"""
+from __future__ import annotations
+
+import msgpack
+
+from actors.job import Job
+from actors.nic import NetworkInterface
+from emu.envelope import Envelope
+from emu.kernel import MESSAGE, EventQueue
+
+HEADER_BYTES = 40     # the envelope's own fields on the wire
+
+
+class Participant:
+    def __init__(self, node_id: int, bandwidth: float, latency: float):
+        self.id = node_id
+        self.q = EventQueue()
+        self.nic = NetworkInterface(bandwidth, latency)
+        self.outbox: list[Envelope] = []
+        self.seq = 0
+        self.events: list[dict] = []
+        self.lateness: list[float] = []     # virtual seconds by which late messages missed their deliver_at
+
+    @property
+    def now(self) -> float:
+        return self.q.now
+
+    # -- the contract ----------------------------------------------------------------------------------------
+    def advance(self, until: float) -> list[Envelope]:
+        self.q.run_until(until)
+        out, self.outbox = self.outbox, []
+        return out
+
+    def next_event_time(self) -> float:
+        return self.q.next_time()
+
+    def deliver(self, envelopes) -> None:
+        checked = [(env, self.check(env)) for env in envelopes]      # all checked before any is applied
+        for env, parsed in checked:
+            at = env.deliver_at
+            if at < self.q.now:
+                self.lateness.append(self.q.now - at)
+                at = self.q.now
+            self.q.at(at, self._receive, (env, parsed), rank=MESSAGE, key=(env.sender, env.seq))
+
+    def check(self, env: Envelope):
+        """Validate a message's payload before anything is applied; return what `_receive` needs."""
+        return Job.from_state(env.payload["job"]) if "job" in env.payload else None
+
+    # -- sending ---------------------------------------------------------------------------------------------
+    def send(self, dest: int, kind: str, payload: dict, extra: float = 0.0, fixed: float = 0.0) -> float:
+        """Send one message: its encoded size plus `extra` modelled bytes (a memory image) go over the link,
+        and the fixed cost `fixed` is added on delivery. Returns the delivery time."""
+        size = len(msgpack.packb(payload, use_bin_type=True)) + HEADER_BYTES + extra
+        at = self.nic.transmit(self.q.now, size, fixed)
+        self.post(dest, kind, payload, at)
+        return at
+
+    def post(self, dest: int, kind: str, payload: dict, deliver_at: float) -> None:
+        self.seq += 1
+        self.outbox.append(Envelope(deliver_at, self.id, self.seq, kind, payload, dest))
+
+    def log(self, kind: str, **fields) -> None:
+        self.events.append({"time": self.q.now, "event": kind, "node": self.id, **fields})
+
+    def in_transit(self) -> list[Job]:
+        """Jobs in messages received but not yet due (they are still on the wire)."""
+        return [parsed for _, fn, (env, parsed) in
+                ((t, fn, arg) for t, fn, arg in self.q.pending() if fn == self._receive) if parsed is not None]
+
+    def _receive(self, item) -> None:
+        raise NotImplementedError
+
+
+class Collector(Participant):
+    """The papers' "global load index ... periodically collected and distributed": every workstation reports
+    its load here each period; half a period later the collector broadcasts every report it holds. A broadcast
+    is one frame on the collector's link (an Ethernet broadcast), delivered to all at once."""
+
+    def __init__(self, node_id: int, n_nodes: int, period: float, bandwidth: float, latency: float):
+        super().__init__(node_id, bandwidth, latency)
+        self.n_nodes, self.period = n_nodes, period
+        self.reports: dict[int, dict] = {}
+        self.q.at(period / 2, self._broadcast)
+
+    def _receive(self, item) -> None:
+        env, _ = item
+        report = env.payload["report"]
+        self.reports[report["node"]] = report
+
+    def _broadcast(self, _=None) -> None:
+        if self.reports:
+            payload = {"reports": list(self.reports.values())}
+            at = self.nic.transmit(self.q.now, len(msgpack.packb(payload)) + HEADER_BYTES)
+            for dest in range(self.n_nodes):
+                self.post(dest, "load_index", payload, at)
+        self.q.at(self.q.now + self.period, self._broadcast)
+
+    def snapshot(self) -> dict:
+        return {"node": self.id, "role": "collector", "now": self.q.now, "reports": len(self.reports)}
+
+    def final(self) -> dict:
+        return {"node": self.id, "role": "collector", "jobs": [], "samples": [], "events": self.events,
+                "stats": {"lateness": self.lateness, "bytes_sent": self.nic.bytes_sent,
+                          "messages": self.nic.messages}}

@@ -1,0 +1,277 @@
+"""One workstation: a local discrete-event model with a CPU, a memory pager, a disk queue and a network
+interface, driven by its policy. Everything inside it (a slice ending, a fault served, a disk request done,
+a job arriving from its trace) is an event in its own queue; everything that crosses workstations (load
+reports, remote execution, migration) is a message. See `actors.participant` for the contract.
+
+A job's life here: it arrives at its home node (from the workload) and waits in the pending pool while the
+policy places it: here, on another node (remote execution), or not yet. Admitted, it joins the resident jobs,
+whose memory demands load the pager, and the CPU's ready set. It leaves the CPU at each stop: a page fault
+or an I/O miss (blocked on the disk), a change in its memory demand (it goes on), its end. It may be migrated
+while resident and ready. Time is charged to exactly one of cpu, queue, page, io, net at every instant.
+"""
+from __future__ import annotations
+
+import random
+
+from actors.cpu import FluidCPU, QuantumCPU
+from actors.disk import Disk
+from actors.job import Job
+from actors.memory import Pager
+from actors.participant import Participant
+
+INF = float("inf")
+
+
+class Workstation(Participant):
+    def __init__(self, node_id: int, spec: dict, policy, seed: int, peers: int, collector: int | None,
+                 arrivals=(), insertion=None):
+        net, disk, cpu, mem = spec["network"], spec["disk"], spec["cpu"], spec["memory"]
+        super().__init__(node_id, net["bandwidth"], net["latency"])
+        self.spec, self.policy, self.n_peers, self.collector = spec, policy, peers, collector
+        self.speed = spec["speed"]
+        self.rng = random.Random(seed)
+        cpu_model = QuantumCPU if cpu["mode"] == "quantum" else FluidCPU
+        self.cpu = cpu_model(self.q, self.speed, self._on_stop, cpu["time_slice"], cpu["context_switch"], insertion)
+        self.pager = Pager(spec["memory_size"], spec["swap"], mem["page_size"], mem["fault_rate"], disk["buffer_cache"])
+        self.disk = Disk(self.q, disk["seek"], disk["rotation"], disk["bandwidth"], disk["queueing"])
+        self.remote_cost = net["remote_exec_cost"]
+        self.period = spec["report_period"]
+        self.gossip_fanout = spec["gossip_fanout"]
+        self.jobs: dict[int, Job] = {}
+        self.pending: list[Job] = []
+        self.finished: list[Job] = []
+        self.index: dict[int, dict] = {}
+        self.samples: list[dict] = []
+        self.area = 0.0                 # integral over time of the jobs present here (resident + pending)
+        self._area_at = 0.0
+        self.faults = self.io_misses = 0
+        self._last = {"time": 0.0, "busy": 0.0, "faults": 0, "disk": 0.0}
+        for job in arrivals:
+            self.q.at(job.arrival, self._arrive, job)
+        self.q.at(0.0, self._report)
+
+    # -- what policies read --------------------------------------------------------------------------------
+    def peers(self) -> range:
+        return range(self.n_peers)
+
+    def load(self) -> dict:
+        """This node's load report (the papers' load index entry), with the policy's own fields."""
+        busy = self.cpu.busy_time()
+        span = self.q.now - self._last["time"]
+        return {"node": self.id, "time": self.q.now, "jobs": len(self.jobs), "ready": self.cpu.queue_length(),
+                "pending": len(self.pending), "speed": self.speed, "memory": self.pager.user_memory,
+                "demand": self.pager.demand, "idle": self.pager.idle,
+                "cpu_util": (busy - self._last["busy"]) / span if span > 0 else 0.0,
+                "fault_rate": (self.faults - self._last["faults"]) / span if span > 0 else 0.0,
+                **self.policy.report(self)}
+
+    # -- population accounting (Little's law) ----------------------------------------------------------------
+    def _count(self) -> None:
+        now = self.q.now
+        self.area += (len(self.jobs) + len(self.pending)) * (now - self._area_at)
+        self._area_at = now
+
+    # -- job life --------------------------------------------------------------------------------------------
+    def _arrive(self, job: Job) -> None:
+        self._count()
+        job.node, job.state, job.since = self.id, "pending", self.q.now
+        self.pending.append(job)
+        self._place(job)
+
+    def _place(self, job: Job) -> None:
+        dest = self.policy.place(job, self)
+        if dest is None:
+            return
+        self._count()
+        self.pending.remove(job)
+        job.queue += self.q.now - job.since
+        if dest == self.id:
+            self._admit(job)
+        else:
+            job.remote_execs += 1
+            self.log("remote_exec", job=job.id, dest=dest)
+            self._ship(job, dest, "remote_exec", 0.0)
+
+    def _admit(self, job: Job) -> None:
+        self._count()
+        job.node = self.id
+        if job.start < 0:
+            job.start = self.q.now
+            if job.io_rate > 0:
+                job.io_at = job.done + self.rng.expovariate(job.io_rate)
+            else:
+                job.io_at = INF
+        if not job.nodes or job.nodes[-1] != self.id:
+            job.nodes.append(self.id)
+        self.cpu.replan()       # settle progress before demand changes
+        self.jobs[job.id] = job
+        self._memory_changed()
+        self.cpu.add(job, "arrival")
+
+    def _ship(self, job: Job, dest: int, kind: str, image: float) -> None:
+        """Send a job away: `image` bytes of memory image go over the link, plus the fixed cost r."""
+        job.state = "in_transit"
+        at = self.send(dest, kind, {"job": job.to_state(), "sent": self.q.now}, extra=image, fixed=self.remote_cost)
+        if dest in self.index:      # count it in our view at once, so one period does not herd jobs there
+            self.index[dest] = {**self.index[dest], "jobs": self.index[dest]["jobs"] + 1,
+                                "idle": self.index[dest]["idle"] - job.demand()}
+        return at
+
+    def migrate(self, job: Job, dest: int) -> None:
+        """Preemptive migration: stop the job, carry its state and memory image (r + D/B) to `dest`.
+        A job blocked on the disk cannot move until its request completes; asking for it is a policy error."""
+        if job.id not in self.jobs or job.state == "blocked" or not job.migratable:
+            raise ValueError(f"policy asked node {self.id} to migrate job {job.id}, which is {job.state}"
+                             f"{'' if job.migratable else ' and not migratable'}")
+        self._count()
+        self.cpu.remove(job)
+        del self.jobs[job.id]
+        self._memory_changed()
+        job.migrations += 1
+        image = job.demand()
+        at = self._ship(job, dest, "migrate", image)
+        self.log("migrate", job=job.id, src=self.id, dest=dest, bytes=image, cost=at - self.q.now)
+
+    def _memory_changed(self) -> None:
+        """Resident demand changed: every job's next fault is redrawn (faults are memoryless in CPU time)."""
+        self.cpu.replan()
+        self.pager.demand = sum(j.demand() for j in self.jobs.values())
+        rate = self.pager.fault_rate_now() / self.speed        # per op
+        for job in self.jobs.values():
+            job.fault_at = job.done + self.rng.expovariate(rate) if rate > 0 else INF
+            self._set_stop(job)
+        self.cpu.replan()
+
+    @staticmethod
+    def _set_stop(job: Job) -> None:
+        job.stop_at = min(job.work, job.io_at, job.fault_at, job.next_breakpoint())
+
+    def _on_stop(self, job: Job) -> bool:
+        """The CPU brought `job` to its stop; True if it goes on running."""
+        if job.done >= job.work:
+            self._finish(job)
+            return False
+        if job.done >= job.fault_at:
+            job.faults += 1
+            self.faults += 1
+            self._block(job, "page", self.pager.page_size)
+            return False
+        if job.done >= job.io_at:
+            job.io_requests += 1
+            job.io_at = job.done + self.rng.expovariate(job.io_rate)
+            if self.rng.random() < job.io_read and self.rng.random() < self._cache_hit_ratio(job):
+                self._set_stop(job)
+                return True
+            self.io_misses += 1
+            self._block(job, "io", job.io_size)
+            return False
+        self._memory_changed()      # a step in its memory demand
+        return True
+
+    def _cache_hit_ratio(self, job: Job) -> float:
+        """Core default for reads: the buffer cache serves them in proportion to its size against the
+        resident jobs' I/O footprint (reads of no declared footprint miss). Paper 003 brings its own model."""
+        footprint = sum(j.io_size for j in self.jobs.values() if j.io_rate > 0)
+        return min(1.0, self.pager.buffer_cache / footprint) if footprint > 0 else 0.0
+
+    def _block(self, job: Job, why: str, size: float) -> None:
+        job.state = "blocked"
+        self.disk.submit(size, self._unblock, (job, why, self.q.now))
+
+    def _unblock(self, item) -> None:
+        job, why, since = item
+        waited = self.q.now - since
+        if why == "page":
+            job.page += waited
+        else:
+            job.io += waited
+        rate = self.pager.fault_rate_now() / self.speed
+        job.fault_at = job.done + self.rng.expovariate(rate) if rate > 0 else INF
+        self._set_stop(job)
+        self.cpu.add(job, "unblock")
+
+    def _finish(self, job: Job) -> None:
+        self._count()
+        job.state, job.finish = "done", self.q.now
+        del self.jobs[job.id]
+        self.finished.append(job)
+        self._memory_changed()
+        self.policy.finished(job, self)
+        self._retry_pending()
+
+    def _retry_pending(self) -> None:
+        for job in list(self.pending):
+            self._place(job)
+
+    def set_buffer_cache(self, size: float) -> None:
+        """Resize the buffer cache while running (it comes out of user memory)."""
+        self.cpu.replan()
+        self.pager.buffer_cache = size
+        self._memory_changed()
+
+    # -- messages --------------------------------------------------------------------------------------------
+    def _receive(self, item) -> None:
+        env, job = item
+        kind = env.kind
+        if kind == "load_index":
+            for r in env.payload["reports"]:
+                if r["node"] != self.id and r["time"] >= self.index.get(r["node"], {"time": -1})["time"]:
+                    self.index[r["node"]] = r
+            self._view_refreshed()
+        elif kind == "load_report":      # gossip: a peer's view
+            for r in env.payload["report"]:
+                if r["node"] != self.id and r["time"] > self.index.get(r["node"], {"time": -1})["time"]:
+                    self.index[r["node"]] = r
+            self._view_refreshed()
+        else:
+            self._count()
+            job.net += self.q.now - env.payload["sent"]
+            if kind == "job_return":
+                job.state, job.since = "pending", self.q.now
+                self.pending.append(job)
+            elif self.policy.accept(job, self):
+                self._admit(job)
+            else:
+                self.log("refused", job=job.id, src=env.sender)
+                self._ship(job, env.sender, "job_return", job.demand() if job.start >= 0 else 0.0)
+
+    def _view_refreshed(self) -> None:
+        self._retry_pending()
+        for job, dest in self.policy.migrations(self):
+            self.migrate(job, dest)
+
+    # -- periodic load report and sample ---------------------------------------------------------------------
+    def _report(self, _=None) -> None:
+        report = self.load()
+        busy = self.cpu.busy_time()
+        self.samples.append({**report, "disk_queue": self.disk.waiting,
+                             "disk_util": (self.disk.busy - self._last["disk"]) / self.period,
+                             "net_bytes": self.nic.bytes_sent})
+        self._last = {"time": self.q.now, "busy": busy, "faults": self.faults, "disk": self.disk.busy}
+        if self.collector is not None:
+            self.send(self.collector, "load_report", {"report": report})
+        else:
+            view = list(self.index.values()) + [report]
+            for peer in self.rng.sample([p for p in self.peers() if p != self.id],
+                                        min(self.gossip_fanout, self.n_peers - 1)):
+                self.send(peer, "load_report", {"report": view})
+        self.q.at(self.q.now + self.period, self._report)
+
+    # -- views -----------------------------------------------------------------------------------------------
+    def snapshot(self) -> dict:
+        return {**self.load(), "role": "workstation", "finished": len(self.finished), "faults": self.faults,
+                "disk_queue": self.disk.waiting}
+
+    def final(self) -> dict:
+        self._count()
+        in_transit = self.in_transit()
+        for job in in_transit:
+            job.state = "in_transit"
+        jobs = self.finished + list(self.jobs.values()) + self.pending + in_transit
+        return {"node": self.id, "role": "workstation", "jobs": [j.record() for j in jobs],
+                "samples": self.samples, "events": self.events,
+                "stats": {"busy": self.cpu.busy_time(), "work": self.cpu.work, "switching": self.cpu.switching,
+                          "area": self.area, "faults": self.faults, "io_misses": self.io_misses,
+                          "disk_busy": self.disk.busy, "bytes_sent": self.nic.bytes_sent,
+                          "messages": self.nic.messages, "lateness": self.lateness, "speed": self.speed,
+                          "done_on_unfinished": sum(j.done for j in self.jobs.values())}}

@@ -1,0 +1,51 @@
+"""From a scenario to the participants of a run: one blueprint per workstation (its spec, policy, seed and
+the jobs whose home it is) plus the load collector. A blueprint is plain data, so a runtime can build the
+participant in this process (`make`) or inside a Ray actor, and both get the same object."""
+from __future__ import annotations
+
+import numpy as np
+
+import policies
+from actors.participant import Collector
+from actors.workstation import Workstation
+from emu.scenario import node_specs
+from emu.workload import generate
+
+
+def node_seed(seed: int, node: int) -> int:
+    """Each workstation's own random stream, derived from (scenario seed, workstation id) only."""
+    return int(np.random.SeedSequence([seed, 1, node]).generate_state(1, dtype=np.uint64)[0])
+
+
+def blueprints(scenario: dict) -> list[dict]:
+    specs = node_specs(scenario)
+    n = len(specs)
+    jobs = generate(scenario, n)
+    by_home = [[] for _ in range(n)]
+    for job in jobs:
+        by_home[job.home].append(job.to_state())
+    exchange = scenario["load_index"]["exchange"]
+    collector = n if exchange == "collector" else None
+    out = [{"role": "workstation", "id": i, "spec": specs[i], "policy": scenario["policy"],
+            "insertion": scenario["cpu"]["insertion"], "seed": node_seed(scenario["seed"], i), "peers": n,
+            "collector": collector, "arrivals": by_home[i]} for i in range(n)]
+    if collector is not None:
+        out.append({"role": "collector", "id": n, "peers": n, "period": scenario["load_index"]["period"],
+                    "network": scenario["network"]})
+    return out
+
+
+def make(bp: dict):
+    from actors.job import Job
+    if bp["role"] == "collector":
+        return Collector(bp["id"], bp["peers"], bp["period"], bp["network"]["bandwidth"], bp["network"]["latency"])
+    params = {k: v for k, v in bp["policy"].items() if k != "name"}
+    policy = policies.load(bp["policy"]["name"])(**params)
+    insertion = policies.load(bp["insertion"], "INSERTION")() if bp["insertion"] else None
+    return Workstation(bp["id"], bp["spec"], policy, bp["seed"], bp["peers"], bp["collector"],
+                       [Job(**s) for s in bp["arrivals"]], insertion)
+
+
+def lookahead(scenario: dict) -> float:
+    """No message arrives sooner than the link latency after it is sent."""
+    return scenario["network"]["latency"]

@@ -1,0 +1,76 @@
+"""The message envelope and its msgpack codec.
+
+Everything that crosses workstations travels as an envelope `(deliver_at, sender, seq, kind, payload)`.
+`(deliver_at, sender, seq)` is a total order: `seq` counts each sender's messages, so ties never depend on
+the order in which messages happen to arrive. Envelopes are batched per destination: one encoded batch
+is one transport call. A batch is decoded and checked whole before any of it is applied, so a malformed
+envelope is rejected with a clear error and never half-applied.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import msgpack
+
+# Every kind of message, with the payload fields it must carry. A new kind is added here and handled by the
+# participant that receives it.
+KINDS: dict[str, tuple[str, ...]] = {
+    "load_report": ("report",),          # one node's load, to the collector (or a peer, under gossip)
+    "load_index": ("reports",),          # the collected global load index, from the collector
+    "remote_exec": ("job",),             # a job that has not started, placed on another node (cost r)
+    "migrate": ("job",),                 # a running job's state, moved preemptively (cost r + D/B)
+    "job_return": ("job", "reason"),     # a job refused by its destination, sent back to its sender
+}
+
+
+class MessageError(ValueError):
+    """A malformed envelope or batch; the message names the field and what was expected."""
+
+
+class Envelope(NamedTuple):
+    deliver_at: float
+    sender: int
+    seq: int
+    kind: str
+    payload: dict
+    dest: int = -1           # routing only; not part of the order
+
+    def order(self):
+        return (self.deliver_at, self.sender, self.seq)
+
+
+def encode_batch(envelopes: list[Envelope]) -> bytes:
+    return msgpack.packb([[e.deliver_at, e.sender, e.seq, e.kind, e.payload, e.dest] for e in envelopes],
+                         use_bin_type=True)
+
+
+def _check(i: int, item) -> Envelope:
+    where = f"envelope #{i}"
+    if not isinstance(item, (list, tuple)) or len(item) != 6:
+        raise MessageError(f"{where}: expected a 6-item array (deliver_at, sender, seq, kind, payload, dest), "
+                           f"got {type(item).__name__} of length {len(item) if hasattr(item, '__len__') else '?'}")
+    deliver_at, sender, seq, kind, payload, dest = item
+    if not isinstance(deliver_at, (int, float)) or isinstance(deliver_at, bool) or deliver_at != deliver_at \
+            or deliver_at < 0:
+        raise MessageError(f"{where}: field 'deliver_at': expected a non-negative number, got {deliver_at!r}")
+    for name, value in (("sender", sender), ("seq", seq), ("dest", dest)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise MessageError(f"{where}: field '{name}': expected a non-negative integer, got {value!r}")
+    if kind not in KINDS:
+        raise MessageError(f"{where}: field 'kind': expected one of {sorted(KINDS)}, got {kind!r}")
+    if not isinstance(payload, dict):
+        raise MessageError(f"{where} ({kind}): field 'payload': expected a map, got {type(payload).__name__}")
+    missing = [f for f in KINDS[kind] if f not in payload]
+    if missing:
+        raise MessageError(f"{where} ({kind}): field 'payload.{missing[0]}': missing")
+    return Envelope(float(deliver_at), sender, seq, kind, payload, dest)
+
+
+def decode_batch(data: bytes) -> list[Envelope]:
+    try:
+        items = msgpack.unpackb(data, raw=False, strict_map_key=False)
+    except Exception as exc:  # msgpack raises several unrelated types
+        raise MessageError(f"batch: not valid msgpack ({exc})") from None
+    if not isinstance(items, list):
+        raise MessageError(f"batch: expected an array of envelopes, got {type(items).__name__}")
+    return [_check(i, item) for i, item in enumerate(items)]

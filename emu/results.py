@@ -1,0 +1,144 @@
+"""Results of one run: what every participant reported at the end, gathered into a results folder.
+
+    jobs.csv      one row per submitted job, finished or not (its state says which): arrival, start, finish,
+                  home, nodes visited, migrations, and the split of its response time into cpu, queue, page,
+                  io and net; slowdown
+    nodes.csv     per-workstation samples at the load-report period
+    events.jsonl  migrations, remote executions, refusals, warnings, in time order
+    summary.json  scenario, seed, version, runtime, metrics, accounting checks and fidelity figures
+
+Slowdown (specs 000 §5, 002 §5) is a job's wall-clock time from submission to completion divided by its
+CPU execution time in a dedicated environment: its work on its home node's CPU (`work / speed(home)`).
+Papers with another definition compute theirs from the raw columns.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+
+from actors.job import STATES
+
+
+def _mean(values) -> float:
+    return float(np.mean(values)) if len(values) else float("nan")
+
+
+def assemble(finals: list[dict], scenario: dict, end: float, extra: dict) -> dict:
+    """Merge participants' finals into one result (jobs, samples, events, summary)."""
+    speeds = {f["node"]: f["stats"]["speed"] for f in finals if f["role"] == "workstation"}
+    jobs = sorted((j for f in finals for j in f["jobs"]), key=lambda j: j["job"])
+    for j in jobs:
+        j["slowdown"] = j["response"] / (j["work"] / speeds[j["home"]]) if j["state"] == "done" else float("nan")
+    samples = sorted((s for f in finals for s in f["samples"]), key=lambda s: (s["time"], s["node"]))
+    events = sorted((e for f in finals for e in f["events"]), key=lambda e: (e["time"], e["node"]))
+    stats = [f["stats"] for f in finals if f["role"] == "workstation"]
+    lateness = [x for f in finals for x in f["stats"]["lateness"]]
+    summary = {
+        "scenario": scenario["name"], "file": scenario["file"], "seed": scenario["seed"],
+        "metrics": metrics(jobs, samples, stats, end, scenario),
+        "checks": checks(jobs, stats, end),
+        "fidelity": {"late_messages": len(lateness),
+                     "lateness_p50": float(np.percentile(lateness, 50)) if lateness else 0.0,
+                     "lateness_p99": float(np.percentile(lateness, 99)) if lateness else 0.0,
+                     "lateness_max": max(lateness, default=0.0)},
+        **extra,
+        "config": scenario,
+    }
+    return {"jobs": jobs, "samples": samples, "events": events, "summary": summary}
+
+
+def metrics(jobs, samples, stats, end, scenario) -> dict:
+    done = [j for j in jobs if j["state"] == "done"]
+    states = {s: sum(1 for j in jobs if j["state"] == s) for s in STATES}
+    makespan = max((j["finish"] for j in done), default=0.0)
+    horizon = max(end, makespan) if scenario["stop"]["when"] == "time" else makespan
+    by_time: dict[float, list] = {}
+    for s in samples:
+        by_time.setdefault(s["time"], []).append(s)
+    idle = [sum(s["idle"] for s in group) for group in by_time.values()]
+    memory = [sum(s["memory"] for s in group) for group in by_time.values()]
+    demand = [sum(min(s["demand"], s["memory"]) for s in group) for group in by_time.values()]
+    busy = sum(s["busy"] - s["switching"] for s in stats)
+    return {
+        "jobs_submitted": len(jobs), "jobs_done": len(done), "states": states,
+        "makespan": makespan,
+        "mean_response": _mean([j["response"] for j in done]),
+        "mean_slowdown": _mean([j["slowdown"] for j in done]),
+        "total_execution_time": float(sum(j["response"] for j in done)),
+        "mean_queue_time": _mean([j["queue"] for j in done]),
+        "total_queue_time": float(sum(j["queue"] for j in done)),
+        "total_cpu_time": float(sum(j["cpu"] for j in done)),
+        "total_page_time": float(sum(j["page"] for j in done)),
+        "total_io_time": float(sum(j["io"] for j in done)),
+        "total_net_time": float(sum(j["net"] for j in done)),
+        "throughput": len(done) / makespan if makespan > 0 else 0.0,
+        "cpu_utilization": busy / (len(stats) * horizon) if horizon > 0 else 0.0,
+        "memory_utilization": float(np.mean([d / m for d, m in zip(demand, memory)])) if memory else 0.0,
+        "mean_idle_memory": _mean(idle),
+        "page_faults": int(sum(s["faults"] for s in stats)),
+        "migrations": int(sum(j["migrations"] for j in jobs)),
+        "remote_executions": int(sum(j["remote_execs"] for j in jobs)),
+        "bytes_sent": float(sum(s["bytes_sent"] for s in stats)),
+    }
+
+
+def checks(jobs, stats, end) -> dict:
+    """Accounting that must balance on every run (the tests hold every scenario to these):
+    - every job accounted: each submitted job appears once, in a known state;
+    - time split: for each finished job, response == cpu + queue + page + io + net;
+    - work conservation: ops delivered by the CPUs == work of finished jobs + work done on unfinished ones;
+    - Little's law: the jobs present, integrated over time on the nodes, plus time on the wire, equals the
+      jobs' time in the system (L = lambda W, measured two independent ways)."""
+    done = [j for j in jobs if j["state"] == "done"]
+    split = max((abs(j["response"] - (j["cpu"] + j["queue"] + j["page"] + j["io"] + j["net"])) /
+                 max(j["response"], 1e-12) for j in done), default=0.0)
+    delivered = sum(s["work"] for s in stats)
+    accounted = sum(j["done"] for j in jobs)
+    in_system = sum((j["finish"] if j["state"] == "done" else end) - j["arrival"] for j in jobs)
+    wire = sum(j["net"] for j in jobs)
+    area = sum(s["area"] for s in stats)
+    unfinished_net = [j for j in jobs if j["state"] == "in_transit"]
+    return {
+        "jobs_accounted": len({j["job"] for j in jobs}) == len(jobs),
+        "time_split_error": split,
+        "work_conservation_error": abs(delivered - accounted) / max(accounted, 1e-12),
+        "little_error": abs(area + wire - in_system) / max(in_system, 1e-12) if not unfinished_net else None,
+        "little_L": area / end if end > 0 else 0.0,
+    }
+
+
+def write(result: dict, out: Path) -> Path:
+    out.mkdir(parents=True, exist_ok=True)
+    _csv(out / "jobs.csv", result["jobs"])
+    _csv(out / "nodes.csv", result["samples"])
+    with open(out / "events.jsonl", "w") as fh:
+        for e in result["events"]:
+            fh.write(json.dumps(e) + "\n")
+    with open(out / "summary.json", "w") as fh:
+        json.dump(_clean(result["summary"]), fh, indent=2)
+    return out
+
+
+def _csv(path: Path, rows: list[dict]) -> None:
+    with open(path, "w", newline="") as fh:
+        if not rows:
+            return
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: (repr(v) if isinstance(v, float) else v) for k, v in row.items()})
+
+
+def _clean(obj):
+    """JSON has no NaN: write null."""
+    if isinstance(obj, float) and (math.isnan(obj) or math.isinf(obj)):
+        return None
+    if isinstance(obj, dict):
+        return {k: _clean(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_clean(v) for v in obj]
+    return obj

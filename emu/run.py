@@ -1,0 +1,33 @@
+"""Run a scenario under one of the three runtimes and gather its results.
+
+    inline   one process, no Ray, as fast as possible (tests, sweeps, reproductions)
+    stepped  one Ray actor per workstation, conservative windows: identical to inline
+    paced    one Ray actor per workstation, virtual time = wall time x speed, each actor on its own
+"""
+from __future__ import annotations
+
+import time
+
+import emu
+from emu import cluster, results
+from emu.conservative import InlineHosts, run_windows
+
+
+def run(scenario: dict, runtime: str | None = None, speed: float | None = None, address: str | None = None,
+        progress=None) -> dict:
+    runtime = runtime or scenario["runtime"]
+    speed = speed or scenario["speed"]
+    bps = cluster.blueprints(scenario)
+    total = sum(len(bp.get("arrivals", ())) for bp in bps)
+    wall = time.perf_counter()
+    extra = {"runtime": runtime, "version": emu.__version__}
+    if runtime == "inline":
+        hosts = InlineHosts([cluster.make(bp) for bp in bps])
+        end = run_windows(hosts, cluster.lookahead(scenario), total, scenario["stop"], progress)
+        finals = hosts.finals()
+    else:
+        from emu import ray_runtime
+        finals, end, info = ray_runtime.run(runtime, scenario, bps, total, speed, address, progress)
+        extra.update(info)
+    extra["wall_time"] = time.perf_counter() - wall
+    return results.assemble(finals, scenario, end, extra)

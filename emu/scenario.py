@@ -1,0 +1,307 @@
+"""Scenario files: TOML (read with the standard library), checked whole before anything starts.
+
+A scenario describes the platform (cluster, CPU, memory, disk, network, load index), the workload, the policy
+and the run (runtime, speed, seeds, stop condition). Quantities may be written as the papers write them
+("10 ms", "384 MB", "10 Mbps") and are parsed once here into SI. Unknown fields are errors (a typo must not
+silently fall back to a default). Every error is one line naming the file, the field and what was expected.
+
+`load()` returns a plain nested dict (JSON-able: it is sent to actors and written to summary.json). The
+defaults below are the core's; each paper's scenarios name the values they rely on, with their source.
+See docs/scenarios.md for the full reference.
+"""
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+from emu import units
+
+
+class ScenarioError(ValueError):
+    """A scenario that cannot run: one line with the file, the field and what was expected."""
+
+
+class F:
+    """A field: its kind (a unit kind, or int/number/bool/str/list/table), default, and constraints."""
+
+    def __init__(self, kind, default=None, required=False, choices=None, minimum=None, positive=False, schema=None):
+        self.kind, self.default, self.required = kind, default, required
+        self.choices, self.minimum, self.positive, self.schema = choices, minimum, positive, schema
+
+
+NODE = {
+    "speed": F("speed", 1.0, positive=True),
+    "memory": F("size", "1 GB", positive=True),
+    "swap": F("size", "1 GB", minimum=0),
+}
+KIND = {"count": F("int", required=True, minimum=1), "name": F("str", ""), **NODE}
+PROGRAM = {
+    "name": F("str", required=True),
+    "work": F("work", required=True, positive=True),
+    "memory": F("size", 0, minimum=0),
+    "min_memory": F("size", None, minimum=0),
+    "weight": F("number", 1.0, positive=True),
+    "io_rate": F("rate", 0.0, minimum=0),
+    "io_size": F("size", "64 KB", minimum=0),
+    "migratable": F("bool", True),
+}
+WORKLOAD = {
+    "name": F("str", ""),
+    "jobs": F("int", required=True, minimum=1),
+    "class": F("str", "local", choices=("local", "foreign")),
+    "home": F("str", "uniform", choices=("uniform", "round_robin", "trace")),
+    "arrival": F("table", schema={
+        "process": F("str", "poisson", choices=("poisson", "lognormal", "trace")),
+        "mean_interarrival": F("time", None, positive=True),
+        "sigma": F("number", 1.0, positive=True),
+        "span": F("time", None, positive=True),
+        "start": F("time", 0.0, minimum=0),
+        "file": F("str", None),
+    }),
+    "lifetime": F("table", schema={
+        "distribution": F("str", "exponential", choices=("exponential", "pareto", "fixed", "programs")),
+        "mean": F("work", None, positive=True),
+        "alpha": F("number", 1.0, positive=True),
+        "min": F("work", None, positive=True),
+        "max": F("work", None, positive=True),
+    }),
+    "memory": F("table", schema={
+        "demand": F("size", 0, minimum=0),
+        "max": F("size", None, minimum=0),
+        "ramp": F("number", 0.0, minimum=0),
+        "ramp_steps": F("int", 4, minimum=1),
+        "phases": F("int", 1, minimum=1),
+    }),
+    "io": F("table", schema={
+        "rate": F("rate", 0.0, minimum=0),
+        "size": F("size", "64 KB", minimum=0),
+        "read_fraction": F("number", 1.0, minimum=0),
+    }),
+    "programs": F("list", [], schema=PROGRAM),
+}
+SCHEMA = {
+    "name": F("str", required=True),
+    "description": F("str", ""),
+    "seed": F("int", 1, minimum=0),
+    "seeds": F("list", None),
+    "runtime": F("str", "paced", choices=("paced", "stepped", "inline")),
+    "speed": F("number", 10.0, positive=True),
+    "cluster": F("table", schema={"nodes": F("int", None, minimum=1), "kinds": F("list", [], schema=KIND), **NODE}),
+    "cpu": F("table", schema={
+        "mode": F("str", "fluid", choices=("fluid", "quantum")),
+        "time_slice": F("time", "10 ms", positive=True),
+        "context_switch": F("time", "0.1 ms", minimum=0),
+        "insertion": F("str", None),
+    }),
+    "memory": F("table", schema={
+        "page_size": F("size", "4 KB", positive=True),
+        "fault_rate": F("rate", 0.0, minimum=0),
+    }),
+    "disk": F("table", schema={
+        "seek": F("time", "8 ms", minimum=0),
+        "rotation": F("time", "4 ms", minimum=0),
+        "bandwidth": F("bandwidth", "40 MB/s", positive=True),
+        "buffer_cache": F("size", 0, minimum=0),
+        "queueing": F("bool", True),
+    }),
+    "network": F("table", schema={
+        "bandwidth": F("bandwidth", "100 Mbps", positive=True),
+        "latency": F("time", "0.1 ms", positive=True),
+        "remote_exec_cost": F("time", "0.1 s", minimum=0),
+    }),
+    "load_index": F("table", schema={
+        "period": F("time", "1 s", positive=True),
+        "exchange": F("str", "collector", choices=("collector", "gossip")),
+        "fanout": F("int", 3, minimum=1),
+    }),
+    "policy": F("table", None, required=True),
+    "workload": F("list", required=True, schema=WORKLOAD),
+    "stop": F("table", schema={
+        "when": F("str", "all_done", choices=("all_done", "time")),
+        "time": F("time", "1e7 s", positive=True),
+    }),
+}
+
+
+def _value(where: str, f: F, raw):
+    kind = f.kind
+    if kind == "str":
+        ok = isinstance(raw, str)
+        value, expected = raw, "a string"
+    elif kind == "int":
+        ok = isinstance(raw, int) and not isinstance(raw, bool)
+        value, expected = raw, "a whole number"
+    elif kind == "number":
+        ok = isinstance(raw, (int, float)) and not isinstance(raw, bool)
+        value, expected = float(raw) if ok else raw, "a number"
+    elif kind == "bool":
+        ok = isinstance(raw, bool)
+        value, expected = raw, "true or false"
+    else:
+        try:
+            value = units.parse(raw, kind)
+        except units.UnitError as exc:
+            raise ScenarioError(f"{where}: {exc}") from None
+        ok, expected = True, ""
+    if not ok:
+        raise ScenarioError(f"{where}: expected {expected}, got {raw!r}")
+    if f.choices and value not in f.choices:
+        raise ScenarioError(f"{where}: expected one of {', '.join(map(repr, f.choices))}, got {raw!r}")
+    if f.positive and not value > 0:
+        raise ScenarioError(f"{where}: expected a positive value, got {raw!r}")
+    if f.minimum is not None and value < f.minimum:
+        raise ScenarioError(f"{where}: expected at least {f.minimum}, got {raw!r}")
+    return value
+
+
+def _table(path: str, prefix: str, schema: dict, raw) -> dict:
+    if not isinstance(raw, dict):
+        raise ScenarioError(f"{path}: field '{prefix.rstrip('.') or '(top)'}': expected a table, got {raw!r}")
+    for key in raw:
+        if key not in schema:
+            raise ScenarioError(f"{path}: field '{prefix}{key}': unknown field; expected one of "
+                                f"{', '.join(sorted(schema))}")
+    out = {}
+    for key, f in schema.items():
+        where = f"{path}: field '{prefix}{key}'"
+        if key not in raw:
+            if f.required:
+                raise ScenarioError(f"{where}: missing")
+            if f.kind == "table" and f.schema:
+                out[key] = _table(path, f"{prefix}{key}.", f.schema, {})
+            elif f.kind == "list" and f.schema:
+                out[key] = []
+            else:
+                out[key] = None if f.default is None else _value(where, f, f.default)
+            continue
+        value = raw[key]
+        if f.kind == "table":
+            out[key] = _table(path, f"{prefix}{key}.", f.schema, value) if f.schema else value
+            if not isinstance(value, dict):
+                raise ScenarioError(f"{where}: expected a table, got {value!r}")
+        elif f.kind == "list":
+            items = [value] if isinstance(value, dict) and f.schema else value
+            if not isinstance(items, list):
+                raise ScenarioError(f"{where}: expected a list, got {value!r}")
+            out[key] = [_table(path, f"{prefix}{key}[{i}].", f.schema, v) for i, v in enumerate(items)] \
+                if f.schema else items
+        else:
+            out[key] = _value(where, f, value)
+    return out
+
+
+def _policy(path: str, raw: dict, section: str = "policy") -> dict:
+    import policies
+    name = raw.get("name")
+    if not isinstance(name, str):
+        raise ScenarioError(f"{path}: field '{section}.name': expected the name of a policy "
+                            f"({', '.join(policies.available())}), got {name!r}")
+    try:
+        cls = policies.load(name)
+    except KeyError as exc:
+        raise ScenarioError(f"{path}: field '{section}.name': {exc.args[0]}") from None
+    schema = {"name": F("str")}
+    for param, (kind, default, _) in cls.PARAMS.items():
+        schema[param] = F(kind, default)
+    return _table(path, f"{section}.", schema, raw)
+
+
+def _check_workload(path: str, base: Path, i: int, w: dict) -> None:
+    where = f"{path}: field 'workload[{i}]."
+    arrival, life = w["arrival"], w["lifetime"]
+    needs = {"poisson": ["mean_interarrival"], "lognormal": ["span"], "trace": ["file"]}[arrival["process"]]
+    for name in needs:
+        if arrival[name] is None:
+            raise ScenarioError(f"{where}arrival.{name}': missing (needed by process = {arrival['process']!r})")
+    if arrival["process"] == "trace":
+        file = (base / arrival["file"]).resolve()
+        if not file.is_file():
+            raise ScenarioError(f"{where}arrival.file': cannot read trace file {str(file)!r}")
+        arrival["file"] = str(file)
+        return
+    dist = life["distribution"]
+    needs = {"exponential": ["mean"], "fixed": ["mean"], "pareto": ["min", "max"], "programs": []}[dist]
+    for name in needs:
+        if life[name] is None:
+            raise ScenarioError(f"{where}lifetime.{name}': missing (needed by distribution = {dist!r})")
+    if dist == "pareto" and life["max"] <= life["min"]:
+        raise ScenarioError(f"{where}lifetime.max': expected more than lifetime.min")
+    if dist == "programs" and not w["programs"]:
+        raise ScenarioError(f"{where}programs': missing (needed by distribution = 'programs')")
+    if w["io"]["read_fraction"] > 1:
+        raise ScenarioError(f"{where}io.read_fraction': expected a fraction from 0 to 1")
+
+
+def load(source, overrides: list[str] = ()) -> dict:
+    """Read, override (`key.path=value`) and check a scenario file; return the normalized scenario."""
+    path = str(source)
+    try:
+        with open(source, "rb") as fh:
+            raw = tomllib.load(fh)
+    except OSError as exc:
+        raise ScenarioError(f"{path}: cannot read the scenario file ({exc.strerror})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ScenarioError(f"{path}: not valid TOML ({exc})") from None
+    for item in overrides:
+        apply_override(path, raw, item)
+    scenario = _table(path, "", SCHEMA, raw)
+    scenario["policy"] = _policy(path, raw["policy"] if isinstance(raw["policy"], dict) else {})
+    cluster = scenario["cluster"]
+    if (cluster["nodes"] is None) == (not cluster["kinds"]):
+        raise ScenarioError(f"{path}: field 'cluster.nodes': expected either a node count or a list of "
+                            f"[[cluster.kinds]], and not both")
+    if scenario["cpu"]["insertion"] is not None:
+        import policies
+        try:
+            policies.load(scenario["cpu"]["insertion"], "INSERTION")
+        except KeyError as exc:
+            raise ScenarioError(f"{path}: field 'cpu.insertion': {exc.args[0]}") from None
+    if scenario["seeds"] is None:
+        scenario["seeds"] = [scenario["seed"]]
+    elif not scenario["seeds"] or not all(isinstance(s, int) and s >= 0 for s in scenario["seeds"]):
+        raise ScenarioError(f"{path}: field 'seeds': expected a list of non-negative whole numbers")
+    for i, w in enumerate(scenario["workload"]):
+        _check_workload(path, Path(path).parent, i, w)
+    scenario["file"] = path
+    return scenario
+
+
+def apply_override(path: str, raw: dict, item: str) -> None:
+    """`--set cpu.mode=quantum`: the value is read as TOML when it can be (numbers, booleans, arrays) and
+    as a plain string otherwise. `policy=name` replaces the whole policy table by that policy with its
+    default parameters (set them after it: `policy=random policy.threshold=3`)."""
+    key, sep, text = item.partition("=")
+    if not sep or not key:
+        raise ScenarioError(f"--set {item!r}: expected key=value, e.g. cpu.mode=quantum")
+    try:
+        value = tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = text
+    parts = key.split(".")
+    if parts == ["policy"]:
+        raw["policy"] = {"name": value}
+        return
+    node = raw
+    for part in parts[:-1]:
+        child = node.setdefault(part, {})
+        if isinstance(child, list) and len(child) == 1:      # a single [[workload]] stream
+            child = child[0]
+        if not isinstance(child, dict):
+            raise ScenarioError(f"{path}: --set {item!r}: field '{part}' is not a table")
+        node = child
+    node[parts[-1]] = value
+
+
+def node_specs(scenario: dict) -> list[dict]:
+    """One spec per workstation: its kind's speed, memory and swap, and the shared platform settings."""
+    cluster = scenario["cluster"]
+    kinds = cluster["kinds"] or [{"count": cluster["nodes"], "name": "", **{k: cluster[k] for k in NODE}}]
+    shared = {"cpu": scenario["cpu"], "memory": scenario["memory"], "disk": scenario["disk"],
+              "network": scenario["network"], "report_period": scenario["load_index"]["period"],
+              "gossip_fanout": scenario["load_index"]["fanout"]}
+    specs = []
+    for kind in kinds:
+        for _ in range(kind["count"]):
+            specs.append({"speed": kind["speed"], "memory_size": kind["memory"], "swap": kind["swap"],
+                          "kind": kind["name"], **shared})
+    return specs

@@ -1,0 +1,175 @@
+"""Workload generation: the jobs of a scenario, drawn once from the scenario seed before the run starts.
+
+A scenario has one or more workload streams (`[[workload]]`: say, owners' local jobs and foreign batch jobs),
+each with an arrival process, a lifetime (CPU work) distribution or a program table, memory and I/O demands,
+and a rule for home nodes. Every job is known up front and handed to its home workstation, whose own event
+queue releases it at its arrival time: arrivals cost no messages.
+
+Arrival processes:
+- `poisson`: exponential gaps with `mean_interarrival` (cluster-wide).
+- `lognormal`: gaps drawn lognormal with shape `sigma`, then rescaled so that the `jobs` arrivals span
+  exactly `span` seconds. This is the calibration specs 000 §3.4 and 002 §3.3 propose, because the papers'
+  printed lognormal rate function cannot produce their stated job counts.
+- `trace`: a CSV file (see `read_trace`).
+Lifetimes: `exponential` (mean), `fixed` (mean), `pareto` (bounded Pareto with `alpha`, `min`, `max`; alpha = 1
+is Harchol-Balter and Downey's "1/T" lifetime distribution), or `programs` (uniform, or weighted, choice in
+the program table; each program has its work and working set).
+Memory: a job's peak demand is `demand` (or uniform in [demand, max]; or the program's working set). With
+`ramp` > 0 the demand climbs to the peak in `ramp_steps` steps over that fraction of the job's life (spec 000
+A11: "ramp-and-hold"); with `phases` > 1 (or a program's `min_memory`) the rest of its life is split into
+phases of demand drawn uniformly between the minimum and the peak.
+"""
+from __future__ import annotations
+
+import csv
+
+import numpy as np
+
+from actors.job import Job
+from emu import units
+from emu.scenario import ScenarioError
+
+
+def generate(scenario: dict, n_nodes: int) -> list[Job]:
+    jobs = []
+    for i, stream in enumerate(scenario["workload"]):
+        rng = np.random.default_rng(np.random.SeedSequence([scenario["seed"], 0, i]))
+        jobs += _stream(stream, rng, n_nodes, scenario["file"], i)
+    jobs.sort(key=lambda j: (j.arrival, j.home))
+    for new_id, job in enumerate(jobs):
+        job.id = new_id
+    return jobs
+
+
+def _stream(w: dict, rng, n_nodes: int, file: str, index: int) -> list[Job]:
+    n = w["jobs"]
+    arrival = w["arrival"]
+    if arrival["process"] == "trace":
+        return read_trace(arrival["file"], n_nodes, w)[:n]
+    if arrival["process"] == "poisson":
+        times = np.cumsum(rng.exponential(arrival["mean_interarrival"], n))
+    else:
+        gaps = rng.lognormal(0.0, arrival["sigma"], n)
+        times = np.cumsum(gaps)
+        times = (times - times[0]) * (arrival["span"] / (times[-1] - times[0])) if n > 1 else times * 0
+    times = times + arrival["start"]
+    homes = rng.integers(0, n_nodes, n) if w["home"] == "uniform" else np.arange(n) % n_nodes
+    life = w["lifetime"]
+    jobs = []
+    for k in range(n):
+        program = ""
+        peak = w["memory"]["demand"]
+        low = None
+        io_rate, io_size, migratable = w["io"]["rate"], w["io"]["size"], True
+        if life["distribution"] == "programs":
+            weights = np.array([p["weight"] for p in w["programs"]])
+            p = w["programs"][rng.choice(len(weights), p=weights / weights.sum())]
+            program, work, peak, low = p["name"], p["work"], p["memory"], p["min_memory"]
+            io_rate, io_size, migratable = p["io_rate"] or io_rate, p["io_size"], p["migratable"]
+        elif life["distribution"] == "exponential":
+            work = rng.exponential(life["mean"])
+        elif life["distribution"] == "fixed":
+            work = life["mean"]
+        else:
+            work = bounded_pareto(rng, life["alpha"], life["min"], life["max"])
+        if w["memory"]["max"] is not None and life["distribution"] != "programs":
+            peak = rng.uniform(peak, w["memory"]["max"])
+        if low is None and w["memory"]["phases"] > 1:
+            low = 0.0
+        memory = memory_profile(rng, peak, low, w["memory"]["ramp"], w["memory"]["ramp_steps"],
+                                w["memory"]["phases"])
+        jobs.append(Job(id=k, home=int(homes[k]), arrival=float(times[k]), work=float(max(work, 1e-9)),
+                        memory=memory, io_rate=io_rate, io_size=io_size,
+                        io_read=w["io"]["read_fraction"], program=program, cls=w["class"],
+                        migratable=migratable))
+    return jobs
+
+
+def bounded_pareto(rng, alpha: float, low: float, high: float) -> float:
+    """Inverse-CDF draw from the Pareto distribution with shape alpha truncated to [low, high]."""
+    u = rng.random()
+    la, ha = low ** alpha, high ** alpha
+    return (-(u * ha - u * la - ha) / (ha * la)) ** (-1.0 / alpha)
+
+
+def memory_profile(rng, peak: float, low, ramp: float, steps: int, phases: int) -> list:
+    """A step profile [(fraction of work, bytes)]: ramp up to `peak`, then hold (or vary in phases)."""
+    points = []
+    if ramp > 0:
+        points += [[ramp * i / steps, peak * (i + 1) / steps] for i in range(steps)]
+    else:
+        points.append([0.0, peak])
+    if low is not None:
+        phases = max(phases, 2)
+        start = ramp
+        for i in range(phases):
+            frac = start + (1 - start) * i / phases
+            size = float(rng.uniform(low, peak))
+            if points and points[-1][0] == frac:
+                points[-1][1] = size
+            else:
+                points.append([frac, size])
+    return [[float(f), float(s)] for f, s in points]
+
+
+TRACE_COLUMNS = {"arrival": "time", "work": "work", "memory": "size", "home": "int", "program": "str",
+                 "class": "str", "io_rate": "rate", "io_size": "size"}
+
+
+def read_trace(path: str, n_nodes: int, w: dict) -> list[Job]:
+    """Read a job trace: a CSV file with a header naming some of the columns
+    arrival (required), work (required), memory, home, program, class, io_rate, io_size;
+    values may carry units ("12 s", "64 MB"). Missing homes are drawn round-robin."""
+    jobs = []
+    try:
+        fh = open(path, newline="")
+    except OSError as exc:
+        raise ScenarioError(f"{path}: cannot read the trace ({exc.strerror})") from None
+    with fh:
+        reader = csv.DictReader(fh)
+        header = reader.fieldnames or []
+        for col in ("arrival", "work"):
+            if col not in header:
+                raise ScenarioError(f"{path}: line 1: missing column '{col}' (found: {', '.join(header) or 'none'})")
+        unknown = [c for c in header if c not in TRACE_COLUMNS]
+        if unknown:
+            raise ScenarioError(f"{path}: line 1: unknown column '{unknown[0]}'; expected some of "
+                                f"{', '.join(TRACE_COLUMNS)}")
+        for line, row in enumerate(reader, start=2):
+            values = {}
+            for col, text in row.items():
+                if text is None or col is None:
+                    raise ScenarioError(f"{path}: line {line}: expected {len(header)} columns")
+                kind = TRACE_COLUMNS[col]
+                try:
+                    if kind == "str":
+                        values[col] = text
+                    elif kind == "int":
+                        values[col] = int(text)
+                    else:
+                        values[col] = units.parse(float(text) if _is_number(text) else text, kind)
+                except (ValueError, units.UnitError) as exc:
+                    raise ScenarioError(f"{path}: line {line}: column '{col}': {exc}") from None
+            if values["work"] <= 0 or values["arrival"] < 0:
+                raise ScenarioError(f"{path}: line {line}: expected arrival >= 0 and work > 0")
+            home = values.get("home", len(jobs) % n_nodes)
+            if not 0 <= home < n_nodes:
+                raise ScenarioError(f"{path}: line {line}: column 'home': expected a node from 0 to {n_nodes - 1}, got {home}")
+            cls = values.get("class") or w["class"]
+            if cls not in ("local", "foreign"):
+                raise ScenarioError(f"{path}: line {line}: column 'class': expected local or foreign, got {cls!r}")
+            jobs.append(Job(id=len(jobs), home=home, arrival=values["arrival"], work=values["work"],
+                            memory=[[0.0, values.get("memory", w["memory"]["demand"])]],
+                            io_rate=values.get("io_rate", w["io"]["rate"]), io_size=values.get("io_size", w["io"]["size"]),
+                            io_read=w["io"]["read_fraction"], program=values.get("program", ""), cls=cls))
+    if not jobs:
+        raise ScenarioError(f"{path}: the trace has no jobs")
+    return jobs
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False

@@ -1,0 +1,58 @@
+"""The policy interface: a policy decides, the workstation acts (Batsim's boundary).
+
+Each workstation holds its own policy object (decisions are decentralized) and calls it:
+
+- `place(job, node)` when a job arrives at its home node, and again for every job in the pending pool each
+  time the load index is refreshed: return `node.id` to run it here, another node's id to send it there by
+  remote execution (cost r), or `None` to keep it waiting in the pending pool.
+- `accept(job, node)` when a job sent by another node arrives (its sender's view may have been stale):
+  return False to send it back, to wait in its sender's pending pool.
+- `migrations(node)` each time the load index is refreshed: a list of `(job, destination)` preemptive
+  migrations (cost r + D/B, D the job's memory image).
+- `report(node)` extra fields this node publishes in its load report (e.g. a reservation flag).
+- `finished(job, node)` after a job completes here (feedback policies such as buffer control).
+
+`node` is the workstation, to be read and not written: `node.id`, `node.now`, `node.jobs` (resident jobs by
+id), `node.pending`, `node.pager` (`user_memory`, `demand`, `idle`), `node.cpu.queue_length()`, `node.load()`
+(its own current report), `node.index` (node id -> the last report received from that node: possibly stale,
+with its `time`), `node.peers()` and `node.rng`.
+
+Parameters are declared in `PARAMS` as `name: (kind, default, meaning)`, kind one of the unit kinds of
+`emu.units` or "int", "number", "bool", "str"; the scenario loader checks them and converts units.
+"""
+from __future__ import annotations
+
+
+class Policy:
+    PARAMS: dict = {}
+
+    def __init__(self, **params):
+        for name, (_, default, _) in self.PARAMS.items():
+            setattr(self, name, params.get(name, default))
+
+    def place(self, job, node):
+        return node.id
+
+    def accept(self, job, node) -> bool:
+        return True
+
+    def migrations(self, node) -> list:
+        return []
+
+    def report(self, node) -> dict:
+        return {}
+
+    def finished(self, job, node) -> None:
+        pass
+
+
+def least_loaded(node, exclude=()):
+    """The peer with the fewest resident jobs in this node's view (ties: most idle memory, then lowest id)."""
+    best = None
+    for peer, r in node.index.items():
+        if peer == node.id or peer in exclude:
+            continue
+        key = (r["jobs"], -r["idle"], peer)
+        if best is None or key < best[0]:
+            best = (key, peer)
+    return None if best is None else best[1]

@@ -1,0 +1,9 @@
+"""No sharing: every job runs on its home workstation (the papers' "Base")."""
+from policies.base import Policy
+
+
+class Local(Policy):
+    pass
+
+
+POLICY = Local
