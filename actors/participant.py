@@ -29,7 +29,7 @@ class Participant:
         self.outbox: list[Envelope] = []
         self.seq = 0
         self.events: list[dict] = []
-        self.lateness: list[float] = []     # virtual seconds by which late messages missed their deliver_at
+        self.lateness: dict[str, list] = {}  # per message kind: virtual seconds by which late ones were late
 
     @property
     def now(self) -> float:
@@ -49,7 +49,7 @@ class Participant:
         for env, parsed in checked:
             at = env.deliver_at
             if at < self.q.now:
-                self.lateness.append(self.q.now - at)
+                self.lateness.setdefault(env.kind, []).append(self.q.now - at)
                 at = self.q.now
             self.q.at(at, self._receive, (env, parsed), rank=MESSAGE, key=(env.sender, env.seq))
 

@@ -93,5 +93,7 @@ def run_windows(hosts, lookahead: float, total_jobs: int, stop: dict, progress=N
         end = until
         windows += 1
         if progress is not None and windows % 256 == 0:
-            progress(until, sum(finished.values()))
+            progress(until, sum(finished.values()), hosts.snapshots)
+    if progress is not None:
+        progress(end, sum(finished.values()), hosts.snapshots)
     return end

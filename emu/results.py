@@ -22,6 +22,10 @@ import numpy as np
 
 from actors.job import STATES
 
+# Messages that carry a job: one of these arriving after its deliver_at changes what happens (a straggler).
+# A late load report only makes a view that is stale by up to a period a little staler.
+JOB_KINDS = ("remote_exec", "migrate", "job_return")
+
 
 def _mean(values) -> float:
     return float(np.mean(values)) if len(values) else float("nan")
@@ -36,12 +40,18 @@ def assemble(finals: list[dict], scenario: dict, end: float, extra: dict) -> dic
     samples = sorted((s for f in finals for s in f["samples"]), key=lambda s: (s["time"], s["node"]))
     events = sorted((e for f in finals for e in f["events"]), key=lambda e: (e["time"], e["node"]))
     stats = [f["stats"] for f in finals if f["role"] == "workstation"]
-    lateness = [x for f in finals for x in f["stats"]["lateness"]]
+    late: dict[str, list] = {}
+    for f in finals:
+        for kind, values in f["stats"]["lateness"].items():
+            late.setdefault(kind, []).extend(values)
+    lateness = [x for values in late.values() for x in values]
+    stragglers = sum(len(v) for k, v in late.items() if k in JOB_KINDS)
     summary = {
         "scenario": scenario["name"], "file": scenario["file"], "seed": scenario["seed"],
         "metrics": metrics(jobs, samples, stats, end, scenario),
         "checks": checks(jobs, stats, end),
-        "fidelity": {"late_messages": len(lateness),
+        "fidelity": {"stragglers": stragglers, "late_messages": len(lateness),
+                     "late_by_kind": {k: len(v) for k, v in sorted(late.items())},
                      "lateness_p50": float(np.percentile(lateness, 50)) if lateness else 0.0,
                      "lateness_p99": float(np.percentile(lateness, 99)) if lateness else 0.0,
                      "lateness_max": max(lateness, default=0.0)},

@@ -30,4 +30,7 @@ def run(scenario: dict, runtime: str | None = None, speed: float | None = None, 
         finals, end, info = ray_runtime.run(runtime, scenario, bps, total, speed, address, progress)
         extra.update(info)
     extra["wall_time"] = time.perf_counter() - wall
-    return results.assemble(finals, scenario, end, extra)
+    result = results.assemble(finals, scenario, end, extra)
+    if runtime == "paced":
+        result["summary"]["warnings"] = ray_runtime.paced_warnings(result["summary"])
+    return result

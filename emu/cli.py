@@ -1,0 +1,153 @@
+"""The `nowemu` command (also `python -m emu`).
+
+    nowemu run SCENARIO [--runtime paced|stepped|inline] [--speed S] [--seed N] [--address A] [--out DIR]
+                        [--set key=value ...] [--view/--no-view]
+    nowemu validate SCENARIO [--set key=value ...]
+    nowemu list [DIR]
+    nowemu bench [--quick] [--out docs/benchmarks.md]
+
+A wrong argument or a bad scenario gives one line on stderr and exit status 2, never a traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from emu.envelope import MessageError
+from emu.scenario import ScenarioError
+
+EXAMPLES = {
+    "run": "example: nowemu run scenarios/quickstart.toml --runtime paced --speed 10 --set policy.threshold=3",
+    "validate": "example: nowemu validate scenarios/quickstart.toml",
+    "list": "example: nowemu list scenarios",
+    "bench": "example: nowemu bench --quick",
+}
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):
+        self.exit(2, f"nowemu: error: {message} (see nowemu {self.prog.split()[-1]} --help)\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = Parser(prog="nowemu", description="An emulator of networks of workstations for job-scheduling research.",
+               epilog="example: nowemu run scenarios/quickstart.toml")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
+    r = sub.add_parser("run", help="run a scenario and write its results folder", epilog=EXAMPLES["run"])
+    r.add_argument("scenario")
+    r.add_argument("--runtime", choices=("paced", "stepped", "inline"), help="default: the scenario's")
+    r.add_argument("--speed", type=float, help="paced: virtual seconds per wall second (default: the scenario's)")
+    r.add_argument("--seed", type=int, help="override the scenario's seed")
+    r.add_argument("--address", help='join a Ray cluster ("auto" or "ray://host:port"); default: embedded Ray')
+    r.add_argument("--out", help="results folder (default: results/NAME-RUNTIME-sSEED-TIME)")
+    r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a scenario field")
+    r.add_argument("--view", action=argparse.BooleanOptionalAction, default=None,
+                   help="live terminal view (default: on when stdout is a terminal)")
+    v = sub.add_parser("validate", help="check a scenario without running it", epilog=EXAMPLES["validate"])
+    v.add_argument("scenario")
+    v.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    ls = sub.add_parser("list", help="list the scenarios in a folder", epilog=EXAMPLES["list"])
+    ls.add_argument("folder", nargs="?", default="scenarios")
+    b = sub.add_parser("bench", help="measure speed and write docs/benchmarks.md", epilog=EXAMPLES["bench"])
+    b.add_argument("--quick", action="store_true", help="smaller runs (a minute or two)")
+    b.add_argument("--out", default="docs/benchmarks.md")
+    return p
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return {"run": cmd_run, "validate": cmd_validate, "list": cmd_list, "bench": cmd_bench}[args.command](args)
+    except (ScenarioError, MessageError) as exc:
+        print(f"nowemu: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("nowemu: interrupted", file=sys.stderr)
+        return 130
+
+
+def _load(args):
+    from emu import scenario
+    overrides = list(args.set)
+    if getattr(args, "seed", None) is not None:
+        overrides.append(f"seed={args.seed}")
+    return scenario.load(args.scenario, overrides)
+
+
+def cmd_validate(args) -> int:
+    from emu.cluster import blueprints
+    s = _load(args)
+    bps = blueprints(s)      # also reads traces and draws the workload
+    jobs = sum(len(bp.get("arrivals", ())) for bp in bps)
+    print(f"{args.scenario}: ok ({s['name']}: {len([b for b in bps if b['role'] == 'workstation'])} workstations, "
+          f"{jobs} jobs, policy {s['policy']['name']}, runtime {s['runtime']})")
+    return 0
+
+
+def cmd_list(args) -> int:
+    from emu import scenario
+    folder = Path(args.folder)
+    if not folder.is_dir():
+        raise ScenarioError(f"{folder}: not a folder")
+    for path in sorted(folder.rglob("*.toml")):
+        try:
+            s = scenario.load(path)
+            print(f"{str(path):48} {s['description'] or s['name']}")
+        except ScenarioError as exc:
+            print(f"{str(path):48} INVALID: {exc}")
+    return 0
+
+
+def cmd_run(args) -> int:
+    from rich.console import Console
+
+    from emu import results
+    from emu.run import run
+    s = _load(args)
+    runtime = args.runtime or s["runtime"]
+    speed = args.speed or s["speed"]
+    console = Console(stderr=False)
+    view = console.is_terminal if args.view is None else args.view
+    out = Path(args.out) if args.out else Path("results") / (
+        f"{s['name']}-{runtime}-s{s['seed']}-{time.strftime('%Y%m%d-%H%M%S')}")
+    total = sum(w["jobs"] for w in s["workload"])
+    console.print(f"[bold]{s['name']}[/]: {s['description']}  ({runtime}"
+                  f"{f', speed {speed:g}' if runtime == 'paced' else ''}, seed {s['seed']})")
+    if view:
+        from emu.view import LiveView
+        with LiveView(console, total, runtime, speed, s["name"]) as live:
+            result = run(s, runtime, speed, args.address, live)
+    else:
+        result = run(s, runtime, speed, args.address)
+    results.write(result, out)
+    _print_summary(console, result["summary"], out)
+    return 0
+
+
+def _print_summary(console, summary: dict, out: Path) -> None:
+    m, c = summary["metrics"], summary["checks"]
+    console.print(f"jobs done {m['jobs_done']}/{m['jobs_submitted']}   mean response {m['mean_response']:.2f} s   "
+                  f"mean slowdown {m['mean_slowdown']:.3f}   makespan {m['makespan']:.1f} s   "
+                  f"migrations {m['migrations']}   remote executions {m['remote_executions']}   "
+                  f"page faults {m['page_faults']}")
+    unfinished = {k: v for k, v in m["states"].items() if k != "done" and v}
+    if unfinished:
+        console.print(f"[yellow]not finished: {json.dumps(unfinished)}[/]")
+    if "paced" in summary:
+        p, f = summary["paced"], summary["fidelity"]
+        console.print(f"fidelity: wake lateness p50 {p['wake_lateness_ms_p50']:.2f} ms, p99 "
+                      f"{p['wake_lateness_ms_p99']:.2f} ms (wall); stragglers {f['stragglers']}; late load "
+                      f"messages {f['late_messages'] - f['stragglers']}")
+    for w in summary.get("warnings", []):
+        console.print(f"[yellow]warning: {w}[/]")
+    console.print(f"checks: time split {c['time_split_error']:.1e}, work conservation "
+                  f"{c['work_conservation_error']:.1e}, Little {c['little_error'] if c['little_error'] is None else format(c['little_error'], '.1e')}")
+    console.print(f"results: {out}/  (jobs.csv, nodes.csv, events.jsonl, summary.json)  wall {summary['wall_time']:.1f} s")
+
+
+def cmd_bench(args) -> int:
+    from emu import bench
+    return bench.main(quick=args.quick, out=Path(args.out))
