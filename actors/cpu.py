@@ -35,6 +35,8 @@ class FluidCPU:
         self.q, self.speed, self.on_stop = queue, speed, on_stop
         self.efficiency = time_slice / (time_slice + context_switch) if time_slice > 0 else 1.0
         self.ready: list[Job] = []
+        self.active: list[Job] = []     # the ready jobs of the top class, which share the CPU
+        self.share = 0.0                # each active job's share of the CPU
         self.timer = Timer(queue, self._stop_due)
         self.last = 0.0
         self.busy = self.work = self.switching = 0.0   # seconds busy, ops delivered, seconds switching
@@ -44,11 +46,13 @@ class FluidCPU:
         self.settle()
         job.state = "ready"
         self.ready.append(job)
+        self._regroup()
         self._plan()
 
     def remove(self, job: Job) -> None:
         self.settle()
         self.ready.remove(job)
+        self._regroup()
         self._plan()
 
     def replan(self) -> None:
@@ -63,11 +67,16 @@ class FluidCPU:
         return self.busy
 
     # -- the model -------------------------------------------------------------------------------------------
-    def _share(self):
+    def _regroup(self) -> None:
+        if not self.ready:
+            self.active, self.share = [], 0.0
+            return
         top = min(j.priority for j in self.ready)
-        active = [j for j in self.ready if j.priority == top]
+        self.active = [j for j in self.ready if j.priority == top]
         eff = self.efficiency if len(self.ready) > 1 else 1.0
-        return active, eff / len(active)
+        self.share = eff / len(self.active)
+        for j in self.ready:
+            j.state = "running" if j.priority == top else "ready"
 
     def settle(self) -> None:
         """Bring every job's progress and accounting up to now."""
@@ -76,15 +85,15 @@ class FluidCPU:
         self.last = now
         if dt <= 0 or not self.ready:
             return
-        active, share = self._share()
+        share = self.share
+        ran, progress = dt * share, dt * share * self.speed
         for j in self.ready:
             j.queue += dt
-        for j in active:
-            j.done = min(j.done + dt * share * self.speed, j.stop_at)
-            j.cpu += dt * share
-            j.queue -= dt * share
-            j.state = "running"
-        eff = share * len(active)
+        for j in self.active:
+            j.done = min(j.done + progress, j.stop_at)
+            j.cpu += ran
+            j.queue -= ran
+        eff = share * len(self.active)
         self.busy += dt
         self.work += dt * eff * self.speed
         self.switching += dt * (1 - eff)
@@ -93,16 +102,16 @@ class FluidCPU:
         if not self.ready:
             self.timer.cancel()
             return
-        active, share = self._share()
-        rate = share * self.speed
-        self.timer.arm(self.q.now + min((j.stop_at - j.done) / rate for j in active))
+        rate = self.share * self.speed
+        self.timer.arm(self.q.now + min(j.stop_at - j.done for j in self.active) / rate)
 
     def _stop_due(self) -> None:
         self.settle()
-        for job in [j for j in self.ready if _reached(j)]:
+        for job in [j for j in self.active if _reached(j)]:
             job.done = job.stop_at
             if not self.on_stop(job):
                 self.ready.remove(job)
+        self._regroup()
         self._plan()
 
 

@@ -90,7 +90,7 @@ class Job:
         return max(size for _, size in self.memory)
 
     def to_state(self) -> dict:
-        return {f.name: getattr(self, f.name) for f in fields(self) if f.name not in self._LOCAL}
+        return {name: getattr(self, name) for name in _STATE_FIELDS}
 
     @classmethod
     def from_state(cls, state) -> "Job":
@@ -127,3 +127,6 @@ class Job:
             "remote_execs": self.remote_execs, "nodes": " ".join(map(str, self.nodes)),
             "peak_memory": self.peak_demand(),
         }
+
+
+_STATE_FIELDS = tuple(f.name for f in fields(Job) if f.name not in Job._LOCAL)

@@ -22,9 +22,10 @@ HEADER_BYTES = 40     # the envelope's own fields on the wire
 
 
 class Participant:
-    def __init__(self, node_id: int, bandwidth: float, latency: float):
+    def __init__(self, node_id: int, bandwidth: float, latency: float, heap=None):
         self.id = node_id
-        self.q = EventQueue()
+        self.q = EventQueue(heap, owner=self)
+        self.finished: list = []            # jobs completed here (none, for the collector)
         self.nic = NetworkInterface(bandwidth, latency)
         self.outbox: list[Envelope] = []
         self.seq = 0
@@ -87,8 +88,8 @@ class Collector(Participant):
     its load here each period; half a period later the collector broadcasts every report it holds. A broadcast
     is one frame on the collector's link (an Ethernet broadcast), delivered to all at once."""
 
-    def __init__(self, node_id: int, n_nodes: int, period: float, bandwidth: float, latency: float):
-        super().__init__(node_id, bandwidth, latency)
+    def __init__(self, node_id: int, n_nodes: int, period: float, bandwidth: float, latency: float, heap=None):
+        super().__init__(node_id, bandwidth, latency, heap)
         self.n_nodes, self.period = n_nodes, period
         self.reports: dict[int, dict] = {}
         self.q.at(period / 2, self._broadcast)

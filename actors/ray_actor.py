@@ -78,7 +78,7 @@ class ParticipantActor:
             self.wake.set()
 
     def progress(self) -> tuple:
-        return len(getattr(self.p, "finished", ())), self.p.now
+        return len(self.p.finished), self.p.now
 
     async def run_paced(self, epoch: float, speed: float, stop_time: float) -> float:
         self.wake = asyncio.Event()

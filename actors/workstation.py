@@ -24,9 +24,9 @@ INF = float("inf")
 
 class Workstation(Participant):
     def __init__(self, node_id: int, spec: dict, policy, seed: int, peers: int, collector: int | None,
-                 arrivals=(), insertion=None):
+                 arrivals=(), insertion=None, heap=None):
         net, disk, cpu, mem = spec["network"], spec["disk"], spec["cpu"], spec["memory"]
-        super().__init__(node_id, net["bandwidth"], net["latency"])
+        super().__init__(node_id, net["bandwidth"], net["latency"], heap)
         self.spec, self.policy, self.n_peers, self.collector = spec, policy, peers, collector
         self.speed = spec["speed"]
         self.rng = random.Random(seed)
@@ -39,12 +39,12 @@ class Workstation(Participant):
         self.gossip_fanout = spec["gossip_fanout"]
         self.jobs: dict[int, Job] = {}
         self.pending: list[Job] = []
-        self.finished: list[Job] = []
         self.index: dict[int, dict] = {}
         self.samples: list[dict] = []
         self.area = 0.0                 # integral over time of the jobs present here (resident + pending)
         self._area_at = 0.0
         self.faults = self.io_misses = 0
+        self._fault_rate = 0.0          # the per-op fault rate last applied to the resident jobs
         self._last = {"time": 0.0, "busy": 0.0, "faults": 0, "disk": 0.0}
         for job in arrivals:
             self.q.at(job.arrival, self._arrive, job)
@@ -105,7 +105,9 @@ class Workstation(Participant):
             job.nodes.append(self.id)
         self.cpu.replan()       # settle progress before demand changes
         self.jobs[job.id] = job
+        job.fault_at = INF
         self._memory_changed()
+        self._set_stop(job)
         self.cpu.add(job, "arrival")
 
     def _ship(self, job: Job, dest: int, kind: str, image: float) -> None:
@@ -133,10 +135,14 @@ class Workstation(Participant):
         self.log("migrate", job=job.id, src=self.id, dest=dest, bytes=image, cost=at - self.q.now)
 
     def _memory_changed(self) -> None:
-        """Resident demand changed: every job's next fault is redrawn (faults are memoryless in CPU time)."""
-        self.cpu.replan()
+        """Resident demand changed: every job's next fault is redrawn (faults are memoryless in CPU time).
+        While nothing overflows, before and after, there is nothing to redraw."""
         self.pager.demand = sum(j.demand() for j in self.jobs.values())
         rate = self.pager.fault_rate_now() / self.speed        # per op
+        if rate == 0 and self._fault_rate == 0:
+            return
+        self._fault_rate = rate
+        self.cpu.replan()
         for job in self.jobs.values():
             job.fault_at = job.done + self.rng.expovariate(rate) if rate > 0 else INF
             self._set_stop(job)
@@ -166,6 +172,7 @@ class Workstation(Participant):
             self._block(job, "io", job.io_size)
             return False
         self._memory_changed()      # a step in its memory demand
+        self._set_stop(job)
         return True
 
     def _cache_hit_ratio(self, job: Job) -> float:

@@ -35,15 +35,17 @@ def blueprints(scenario: dict) -> list[dict]:
     return out
 
 
-def make(bp: dict):
+def make(bp: dict, heap=None):
+    """Build the participant a blueprint describes (sharing `heap`, the inline runtime's one event loop)."""
     from actors.job import Job
     if bp["role"] == "collector":
-        return Collector(bp["id"], bp["peers"], bp["period"], bp["network"]["bandwidth"], bp["network"]["latency"])
+        return Collector(bp["id"], bp["peers"], bp["period"], bp["network"]["bandwidth"], bp["network"]["latency"],
+                         heap)
     params = {k: v for k, v in bp["policy"].items() if k != "name"}
     policy = policies.load(bp["policy"]["name"])(**params)
     insertion = policies.load(bp["insertion"], "INSERTION")() if bp["insertion"] else None
     return Workstation(bp["id"], bp["spec"], policy, bp["seed"], bp["peers"], bp["collector"],
-                       [Job(**s) for s in bp["arrivals"]], insertion)
+                       [Job(**s) for s in bp["arrivals"]], insertion, heap)
 
 
 def lookahead(scenario: dict) -> float:

@@ -1,11 +1,12 @@
-"""Conservative time windows: the one algorithm behind the `inline` and `stepped` runtimes.
+"""Conservative time windows: how the `stepped` runtime advances workstations in parallel.
 
 Every message takes at least `lookahead` (the link latency) to arrive. So if T is the earliest pending event
 anywhere, every participant can process all its events before T + lookahead without any message from another
 reaching it in that window. The driver repeats: find T, advance every participant that has something to do
 before T + lookahead, and route what they sent, batched per destination, to be delivered with their next
-advance. Only the hosts differ: objects in this process (inline) or Ray actors (stepped). Messages go through
-the msgpack codec in both, so the two give byte-identical results.
+advance. The hosts are Ray actors (stepped) or, for tests of the driver itself, objects in this process.
+Each participant processes its events in the same order as in the inline runtime's single event loop (see
+`emu.inline`), so the two give byte-identical results.
 """
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ def step(participant, until: float, batches: list[bytes]):
     for env in participant.advance(until):
         by_dest[env.dest].append(env)
     out = {d: (encode_batch(envs), min(e.deliver_at for e in envs)) for d, envs in by_dest.items()}
-    return out, participant.next_event_time(), len(getattr(participant, "finished", ()))
+    return out, participant.next_event_time(), len(participant.finished)
 
 
 class InlineHosts:

@@ -2,40 +2,63 @@
 
 Entries are ordered by `(time, rank, key, seq)`. Messages (rank 0) come before local events (rank 1) at the
 same instant, and among themselves by `(sender, seq)` as the envelope order says; local events keep their
-scheduling order. The order never depends on which runtime delivered a message or when, which is what makes
+scheduling order. That order never depends on which runtime delivered a message or when, which is what makes
 the inline and stepped runtimes give identical results.
 
-A scheduled event is cancelled by bumping a token that the event's handler checks (see `Timer`); that keeps
-the heap simple and cancellation O(1).
+Several participants' queues can share one heap (`Heap`): the inline runtime then runs them all as one event
+loop in virtual time. Each entry remembers its queue, whose `now` is set when the entry is processed; the
+relative order of any one participant's entries is the same as in a heap of its own.
+
+A scheduled entry can be cancelled (`Timer`): it is marked dead and skipped, never processed.
 """
 from __future__ import annotations
 
 import heapq
+import itertools
 from typing import Callable
 
 MESSAGE, LOCAL = 0, 1
+FN = 4                     # index of the callable in an entry; None marks a cancelled entry
+
+
+class Heap:
+    """An ordered heap of entries `[time, rank, key, seq, fn, arg, queue]`, possibly shared."""
+    __slots__ = ("entries", "counter")
+
+    def __init__(self):
+        self.entries: list = []
+        self.counter = itertools.count()
+
+    def top_time(self) -> float:
+        entries = self.entries
+        while entries and entries[0][FN] is None:
+            heapq.heappop(entries)
+        return entries[0][0] if entries else float("inf")
 
 
 class EventQueue:
-    __slots__ = ("_heap", "_seq", "now")
+    __slots__ = ("heap", "now", "owner")
 
-    def __init__(self):
-        self._heap: list = []
-        self._seq = 0
+    def __init__(self, heap: Heap | None = None, owner=None):
+        self.heap = heap if heap is not None else Heap()
         self.now = 0.0
+        self.owner = owner
 
-    def at(self, time: float, fn: Callable, arg=None, rank: int = LOCAL, key: tuple = ()) -> None:
-        self._seq += 1
-        heapq.heappush(self._heap, (time, rank, key, self._seq, fn, arg))
+    def at(self, time: float, fn: Callable, arg=None, rank: int = LOCAL, key: tuple = ()) -> list:
+        entry = [time, rank, key, next(self.heap.counter), fn, arg, self]
+        heapq.heappush(self.heap.entries, entry)
+        return entry
 
     def next_time(self) -> float:
-        return self._heap[0][0] if self._heap else float("inf")
+        return self.heap.top_time()
 
-    def run_until(self, until: float, inclusive: bool = False) -> None:
-        """Process every event before `until` (or at it, if inclusive), in order."""
-        heap = self._heap
-        while heap and (heap[0][0] < until or (inclusive and heap[0][0] == until)):
-            time, _, _, _, fn, arg = heapq.heappop(heap)
+    def run_until(self, until: float) -> None:
+        """Process every event before `until`, in order (this queue's own heap only)."""
+        entries = self.heap.entries
+        while entries and entries[0][0] < until:
+            time, _, _, _, fn, arg, _ = heapq.heappop(entries)
+            if fn is None:
+                continue
             if time > self.now:
                 self.now = time
             fn(arg)
@@ -44,27 +67,29 @@ class EventQueue:
 
     def pending(self):
         """Entries not yet processed (for end-of-run accounting)."""
-        return [(e[0], e[4], e[5]) for e in self._heap]
+        return [(e[0], e[FN], e[5]) for e in self.heap.entries if e[FN] is not None and e[6] is self]
 
 
 class Timer:
     """A single re-armable event: arming it again cancels the previous arming."""
-    __slots__ = ("queue", "fn", "token", "time")
+    __slots__ = ("queue", "fn", "entry", "time")
 
     def __init__(self, queue: EventQueue, fn: Callable):
-        self.queue, self.fn, self.token, self.time = queue, fn, 0, float("inf")
+        self.queue, self.fn, self.entry, self.time = queue, fn, None, float("inf")
 
     def arm(self, time: float) -> None:
-        self.token += 1
+        self.cancel()
         self.time = time
         if time != float("inf"):
-            self.queue.at(time, self._fire, self.token)
+            self.entry = self.queue.at(time, self._fire)
 
     def cancel(self) -> None:
-        self.token += 1
+        if self.entry is not None:
+            self.entry[FN] = None
+            self.entry = None
         self.time = float("inf")
 
-    def _fire(self, token: int) -> None:
-        if token == self.token:
-            self.time = float("inf")
-            self.fn()
+    def _fire(self, _) -> None:
+        self.entry = None
+        self.time = float("inf")
+        self.fn()

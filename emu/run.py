@@ -10,7 +10,8 @@ import time
 
 import emu
 from emu import cluster, results
-from emu.conservative import InlineHosts, run_windows
+from emu.inline import run_inline
+from emu.kernel import Heap
 
 
 def run(scenario: dict, runtime: str | None = None, speed: float | None = None, address: str | None = None,
@@ -22,9 +23,10 @@ def run(scenario: dict, runtime: str | None = None, speed: float | None = None, 
     wall = time.perf_counter()
     extra = {"runtime": runtime, "version": emu.__version__}
     if runtime == "inline":
-        hosts = InlineHosts([cluster.make(bp) for bp in bps])
-        end = run_windows(hosts, cluster.lookahead(scenario), total, scenario["stop"], progress)
-        finals = hosts.finals()
+        heap = Heap()
+        parts = {bp["id"]: cluster.make(bp, heap) for bp in bps}
+        end = run_inline(parts, heap, total, scenario["stop"], progress)
+        finals = [p.final() for p in parts.values()]
     else:
         from emu import ray_runtime
         finals, end, info = ray_runtime.run(runtime, scenario, bps, total, speed, address, progress)
