@@ -75,6 +75,7 @@ def metrics(jobs, samples, stats, end, scenario) -> dict:
     busy = sum(s["busy"] - s["switching"] for s in stats)
     return {
         "jobs_submitted": len(jobs), "jobs_done": len(done), "states": states,
+        "jobs_not_arrived": int(sum(s["not_arrived"] for s in stats)),   # arrival after the run stopped
         "makespan": makespan,
         "mean_response": _mean([j["response"] for j in done]),
         "mean_slowdown": _mean([j["slowdown"] for j in done]),

@@ -1,0 +1,43 @@
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SCENARIOS = ROOT / "scenarios"
+
+
+@pytest.fixture(scope="session")
+def ray_local():
+    """One embedded Ray for the whole test session (about 5 s to start)."""
+    from emu.ray_runtime import start_ray
+    ray = start_ray()
+    yield ray
+    ray.shutdown()
+
+
+def load(name: str, *overrides: str) -> dict:
+    from emu import scenario
+    return scenario.load(SCENARIOS / name, list(overrides))
+
+
+def run(name: str, *overrides: str, runtime: str = "inline", **kw) -> dict:
+    from emu import run as runner
+    return runner.run(load(name, *overrides), runtime=runtime, **kw)
+
+
+def assert_balanced(result: dict) -> None:
+    """Every run's accounting: all jobs present, time split, work conservation, Little's law."""
+    checks = result["summary"]["checks"]
+    assert checks["jobs_accounted"]
+    assert checks["time_split_error"] < 1e-9
+    assert checks["work_conservation_error"] < 1e-9
+    if checks["little_error"] is not None:
+        assert checks["little_error"] < 1e-9
+    metrics = result["summary"]["metrics"]
+    assert sum(metrics["states"].values()) == metrics["jobs_submitted"]
+    assert metrics["jobs_submitted"] + metrics["jobs_not_arrived"] == sum(
+        w["jobs"] for w in result["summary"]["config"]["workload"])
+
+
+os.environ.setdefault("PYTHONHASHSEED", "0")

@@ -1,0 +1,44 @@
+"""The command line, as a user runs it."""
+import json
+import subprocess
+import sys
+
+from tests.conftest import ROOT, SCENARIOS
+
+
+def nowemu(*args, cwd=ROOT):
+    return subprocess.run([sys.executable, "-m", "emu", *args], capture_output=True, text=True, cwd=cwd, timeout=600)
+
+
+def test_run_writes_the_results_folder(tmp_path):
+    out = tmp_path / "r"
+    p = nowemu("run", str(SCENARIOS / "quickstart.toml"), "--runtime", "inline", "--out", str(out), "--no-view",
+               "--set", "workload.jobs=50")
+    assert p.returncode == 0, p.stderr
+    for name in ("jobs.csv", "nodes.csv", "events.jsonl", "summary.json"):
+        assert (out / name).is_file()
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["runtime"] == "inline" and summary["seed"] == 7 and summary["version"]
+    assert summary["metrics"]["jobs_done"] == 50
+    lines = (out / "jobs.csv").read_text().splitlines()
+    assert len(lines) == 51 and lines[0].startswith("job,")
+    assert "jobs done 50/50" in p.stdout
+
+
+def test_validate_and_list():
+    p = nowemu("validate", str(SCENARIOS / "quickstart.toml"))
+    assert p.returncode == 0 and "ok" in p.stdout
+    p = nowemu("list", str(SCENARIOS))
+    assert p.returncode == 0 and "quickstart" in p.stdout and "mm1" in p.stdout
+
+
+def test_every_command_has_help_with_an_example():
+    for cmd in ("run", "validate", "list", "bench"):
+        p = nowemu(cmd, "--help")
+        assert p.returncode == 0 and "example:" in p.stdout
+
+
+def test_wrong_argument_is_one_line():
+    p = nowemu("run", str(SCENARIOS / "quickstart.toml"), "--runtime", "warp")
+    assert p.returncode == 2
+    assert len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr

@@ -1,0 +1,92 @@
+"""The workstation's parts: disk, network interface, pager, and their effect on jobs."""
+import pytest
+
+from actors.disk import Disk
+from actors.memory import Pager
+from actors.nic import NetworkInterface
+from emu.kernel import EventQueue
+from tests.conftest import assert_balanced, load, run
+
+MB = 2**20
+
+
+def test_disk_serves_fifo_with_seek_rotation_and_transfer():
+    q = EventQueue()
+    disk = Disk(q, seek=0.0039, rotation=0.002, bandwidth=160 * MB)
+    assert disk.service_time(4096) == pytest.approx(0.0059 + 4096 / (160 * MB))
+    done = []
+    for i in range(3):
+        disk.submit(4096, done.append, i)
+    assert disk.waiting == 3
+    q.run_until(1)
+    s = disk.service_time(4096)
+    assert disk.waiting == 0
+    assert disk.free_at == pytest.approx(3 * s)
+
+
+def test_disk_without_queueing_serves_requests_independently():
+    q = EventQueue()
+    disk = Disk(q, 0.01, 0.0, 1e12, queueing=False)
+    finishes = [disk.submit(4096, lambda _: None) for _ in range(3)]
+    assert finishes == pytest.approx([0.01] * 3)
+
+
+def test_nic_queues_messages_on_the_link():
+    nic = NetworkInterface(bandwidth=1.25e6, latency=1e-4)     # 10 Mbps
+    first = nic.transmit(0.0, 125_000)                        # 0.1 s on the wire
+    second = nic.transmit(0.0, 125_000)
+    assert first == pytest.approx(0.1 + 1e-4)
+    assert second == pytest.approx(0.2 + 1e-4)
+    assert nic.transmit(1.0, 0, fixed=0.1) == pytest.approx(1.0 + 1e-4 + 0.1)
+
+
+def test_pager_overflow_model():
+    p = Pager(memory=100 * MB, swap=100 * MB, page_size=4096, fault_rate=50.0)
+    p.demand = 80 * MB
+    assert p.idle == 20 * MB and p.fault_rate_now() == 0
+    p.demand = 200 * MB
+    assert p.overflow() == pytest.approx(0.5)
+    assert p.fault_rate_now() == pytest.approx(25.0)
+    assert p.fits(0) and not p.fits(1)
+    p.buffer_cache = 50 * MB                 # the buffer cache comes out of user memory
+    assert p.user_memory == 50 * MB
+
+
+def test_migration_costs_r_plus_image_over_bandwidth():
+    """Spec 000 §2.1: preemptive migration costs r + D/B (D the memory image)."""
+    result = run("quickstart.toml", "network.bandwidth=\"10 Mbps\"", "workload.jobs=120")
+    migrations = [e for e in result["events"] if e["event"] == "migrate"]
+    assert migrations, "the quick start must show migrations"
+    for e in migrations:
+        wire = e["bytes"] / 1.25e6
+        assert e["cost"] >= 0.1 + wire - 1e-9          # r + D/B, plus any queueing on the link
+        assert e["cost"] < 0.1 + wire + 5.0
+
+
+def test_paging_appears_only_when_memory_overflows():
+    roomy = run("quickstart.toml", "policy=local", "cluster.memory=\"16 GB\"", "workload.jobs=80")
+    tight = run("quickstart.toml", "policy=local", "workload.jobs=80")
+    assert roomy["summary"]["metrics"]["page_faults"] == 0
+    assert tight["summary"]["metrics"]["page_faults"] > 0
+    assert tight["summary"]["metrics"]["total_page_time"] > 0
+    faulted = [j for j in tight["jobs"] if j["faults"]]
+    assert all(j["page"] > 0 for j in faulted)
+
+
+def test_explicit_io_goes_through_the_disk_and_the_buffer_cache_absorbs_reads():
+    common = ("policy=local", "workload.jobs=60", "workload.io.rate=\"20 /s\"", "workload.io.size=\"64 KB\"")
+    no_cache = run("quickstart.toml", *common)
+    cached = run("quickstart.toml", *common, "disk.buffer_cache=\"64 MB\"")
+    assert no_cache["summary"]["metrics"]["total_io_time"] > 0
+    assert cached["summary"]["metrics"]["total_io_time"] < 0.2 * no_cache["summary"]["metrics"]["total_io_time"]
+    assert_balanced(no_cache)
+    assert_balanced(cached)
+
+
+def test_memory_demand_follows_the_profile():
+    s = load("quickstart.toml", "workload.jobs=5")
+    from emu.workload import generate
+    for j in generate(s, 8):
+        assert [f for f, _ in j.memory] == sorted(f for f, _ in j.memory)
+        assert j.memory[-1][1] == max(m for _, m in j.memory)        # ramp and hold
+        assert 96 * MB <= j.peak_demand() <= 320 * MB
