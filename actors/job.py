@@ -13,6 +13,7 @@ to that identity.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, fields
 
 from emu.envelope import MessageError
@@ -107,11 +108,13 @@ class Job:
             expected = {"str": str, "bool": bool, "list": list, "int": int}.get(known[name].type, (int, float))
             if not isinstance(value, expected) or (expected != bool and isinstance(value, bool)):
                 raise MessageError(f"payload.job.{name}: expected {known[name].type}, got {value!r}")
+            if isinstance(value, float) and math.isnan(value):
+                raise MessageError(f"payload.job.{name}: expected a number, got nan")
         if state.get("cls", "local") not in CLASSES:
             raise MessageError(f"payload.job.cls: expected one of {sorted(CLASSES)}, got {state['cls']!r}")
         if state.get("state", "pending") not in STATES:
             raise MessageError(f"payload.job.state: expected one of {STATES}, got {state['state']!r}")
-        if state["work"] <= 0:
+        if not 0 < state["work"] < float("inf"):
             raise MessageError(f"payload.job.work: expected a positive amount of work, got {state['work']!r}")
         return cls(**state)
 

@@ -15,7 +15,7 @@ import msgpack
 
 from actors.job import Job
 from actors.nic import NetworkInterface
-from emu.envelope import Envelope
+from emu.envelope import Envelope, MessageError
 from emu.kernel import MESSAGE, EventQueue
 
 HEADER_BYTES = 40     # the envelope's own fields on the wire
@@ -46,7 +46,12 @@ class Participant:
         return self.q.next_time()
 
     def deliver(self, envelopes) -> None:
-        checked = [(env, self.check(env)) for env in envelopes]      # all checked before any is applied
+        checked = []                                                 # all checked before any is applied
+        for i, env in enumerate(envelopes):
+            try:
+                checked.append((env, self.check(env)))
+            except MessageError as exc:
+                raise MessageError(f"envelope #{i} ({env.kind} from node {env.sender}): {exc}") from None
         for env, parsed in checked:
             at = env.deliver_at
             if at < self.q.now:

@@ -110,10 +110,11 @@ class Workstation(Participant):
         self._set_stop(job)
         self.cpu.add(job, "arrival")
 
-    def _ship(self, job: Job, dest: int, kind: str, image: float) -> None:
+    def _ship(self, job: Job, dest: int, kind: str, image: float, **fields) -> float:
         """Send a job away: `image` bytes of memory image go over the link, plus the fixed cost r."""
         job.state = "in_transit"
-        at = self.send(dest, kind, {"job": job.to_state(), "sent": self.q.now}, extra=image, fixed=self.remote_cost)
+        at = self.send(dest, kind, {"job": job.to_state(), "sent": self.q.now, **fields}, extra=image,
+                       fixed=self.remote_cost)
         if dest in self.index:      # count it in our view at once, so one period does not herd jobs there
             self.index[dest] = {**self.index[dest], "jobs": self.index[dest]["jobs"] + 1,
                                 "idle": self.index[dest]["idle"] - job.demand()}
@@ -240,7 +241,8 @@ class Workstation(Participant):
                 self._admit(job)
             else:
                 self.log("refused", job=job.id, src=env.sender)
-                self._ship(job, env.sender, "job_return", job.demand() if job.start >= 0 else 0.0)
+                self._ship(job, env.sender, "job_return", job.demand() if job.start >= 0 else 0.0,
+                           reason="refused")
 
     def _view_refreshed(self) -> None:
         self._retry_pending()

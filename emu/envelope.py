@@ -8,6 +8,7 @@ envelope is rejected with a clear error and never half-applied.
 """
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import msgpack
@@ -17,9 +18,9 @@ import msgpack
 KINDS: dict[str, tuple[str, ...]] = {
     "load_report": ("report",),          # one node's load, to the collector (or a peer, under gossip)
     "load_index": ("reports",),          # the collected global load index, from the collector
-    "remote_exec": ("job",),             # a job that has not started, placed on another node (cost r)
-    "migrate": ("job",),                 # a running job's state, moved preemptively (cost r + D/B)
-    "job_return": ("job", "reason"),     # a job refused by its destination, sent back to its sender
+    "remote_exec": ("job", "sent"),      # a job that has not started, placed on another node (cost r)
+    "migrate": ("job", "sent"),          # a running job's state, moved preemptively (cost r + D/B)
+    "job_return": ("job", "sent", "reason"),   # a job refused by its destination, back to its sender
 }
 
 
@@ -50,9 +51,9 @@ def _check(i: int, item) -> Envelope:
         raise MessageError(f"{where}: expected a 6-item array (deliver_at, sender, seq, kind, payload, dest), "
                            f"got {type(item).__name__} of length {len(item) if hasattr(item, '__len__') else '?'}")
     deliver_at, sender, seq, kind, payload, dest = item
-    if not isinstance(deliver_at, (int, float)) or isinstance(deliver_at, bool) or deliver_at != deliver_at \
+    if not isinstance(deliver_at, (int, float)) or isinstance(deliver_at, bool) or not math.isfinite(deliver_at) \
             or deliver_at < 0:
-        raise MessageError(f"{where}: field 'deliver_at': expected a non-negative number, got {deliver_at!r}")
+        raise MessageError(f"{where}: field 'deliver_at': expected a finite non-negative number, got {deliver_at!r}")
     for name, value in (("sender", sender), ("seq", seq), ("dest", dest)):
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             raise MessageError(f"{where}: field '{name}': expected a non-negative integer, got {value!r}")
@@ -63,6 +64,10 @@ def _check(i: int, item) -> Envelope:
     missing = [f for f in KINDS[kind] if f not in payload]
     if missing:
         raise MessageError(f"{where} ({kind}): field 'payload.{missing[0]}': missing")
+    if "sent" in payload and (not isinstance(payload["sent"], (int, float)) or isinstance(payload["sent"], bool)
+                              or not 0 <= payload["sent"] <= deliver_at):
+        raise MessageError(f"{where} ({kind}): field 'payload.sent': expected the send time, at most deliver_at, "
+                           f"got {payload['sent']!r}")
     return Envelope(float(deliver_at), sender, seq, kind, payload, dest)
 
 

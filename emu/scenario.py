@@ -11,6 +11,7 @@ See docs/scenarios.md for the full reference.
 """
 from __future__ import annotations
 
+import math
 import tomllib
 from pathlib import Path
 
@@ -145,6 +146,8 @@ def _value(where: str, f: F, raw):
         ok, expected = True, ""
     if not ok:
         raise ScenarioError(f"{where}: expected {expected}, got {raw!r}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ScenarioError(f"{where}: expected a finite value, got {raw!r}")
     if f.choices and value not in f.choices:
         raise ScenarioError(f"{where}: expected one of {', '.join(map(repr, f.choices))}, got {raw!r}")
     if f.positive and not value > 0:
@@ -242,6 +245,8 @@ def load(source, overrides: list[str] = ()) -> dict:
         raise ScenarioError(f"{path}: cannot read the scenario file ({exc.strerror})") from None
     except tomllib.TOMLDecodeError as exc:
         raise ScenarioError(f"{path}: not valid TOML ({exc})") from None
+    except UnicodeDecodeError:
+        raise ScenarioError(f"{path}: not a UTF-8 text file") from None
     for item in overrides:
         apply_override(path, raw, item)
     scenario = _table(path, "", SCHEMA, raw)
@@ -258,7 +263,8 @@ def load(source, overrides: list[str] = ()) -> dict:
             raise ScenarioError(f"{path}: field 'cpu.insertion': {exc.args[0]}") from None
     if scenario["seeds"] is None:
         scenario["seeds"] = [scenario["seed"]]
-    elif not scenario["seeds"] or not all(isinstance(s, int) and s >= 0 for s in scenario["seeds"]):
+    elif not isinstance(scenario["seeds"], list) or not scenario["seeds"] or not all(
+            isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in scenario["seeds"]):
         raise ScenarioError(f"{path}: field 'seeds': expected a list of non-negative whole numbers")
     for i, w in enumerate(scenario["workload"]):
         _check_workload(path, Path(path).parent, i, w)

@@ -22,6 +22,7 @@ phases of demand drawn uniformly between the minimum and the peak.
 from __future__ import annotations
 
 import csv
+import math
 
 import numpy as np
 
@@ -120,48 +121,56 @@ def read_trace(path: str, n_nodes: int, w: dict) -> list[Job]:
     """Read a job trace: a CSV file with a header naming some of the columns
     arrival (required), work (required), memory, home, program, class, io_rate, io_size;
     values may carry units ("12 s", "64 MB"). Missing homes are drawn round-robin."""
-    jobs = []
     try:
         fh = open(path, newline="")
     except OSError as exc:
         raise ScenarioError(f"{path}: cannot read the trace ({exc.strerror})") from None
     with fh:
-        reader = csv.DictReader(fh)
-        header = reader.fieldnames or []
-        for col in ("arrival", "work"):
-            if col not in header:
-                raise ScenarioError(f"{path}: line 1: missing column '{col}' (found: {', '.join(header) or 'none'})")
-        unknown = [c for c in header if c not in TRACE_COLUMNS]
-        if unknown:
-            raise ScenarioError(f"{path}: line 1: unknown column '{unknown[0]}'; expected some of "
-                                f"{', '.join(TRACE_COLUMNS)}")
-        for line, row in enumerate(reader, start=2):
-            values = {}
-            for col, text in row.items():
-                if text is None or col is None:
-                    raise ScenarioError(f"{path}: line {line}: expected {len(header)} columns")
-                kind = TRACE_COLUMNS[col]
-                try:
-                    if kind == "str":
-                        values[col] = text
-                    elif kind == "int":
-                        values[col] = int(text)
-                    else:
-                        values[col] = units.parse(float(text) if _is_number(text) else text, kind)
-                except (ValueError, units.UnitError) as exc:
-                    raise ScenarioError(f"{path}: line {line}: column '{col}': {exc}") from None
-            if values["work"] <= 0 or values["arrival"] < 0:
-                raise ScenarioError(f"{path}: line {line}: expected arrival >= 0 and work > 0")
-            home = values.get("home", len(jobs) % n_nodes)
-            if not 0 <= home < n_nodes:
-                raise ScenarioError(f"{path}: line {line}: column 'home': expected a node from 0 to {n_nodes - 1}, got {home}")
-            cls = values.get("class") or w["class"]
-            if cls not in ("local", "foreign"):
-                raise ScenarioError(f"{path}: line {line}: column 'class': expected local or foreign, got {cls!r}")
-            jobs.append(Job(id=len(jobs), home=home, arrival=values["arrival"], work=values["work"],
-                            memory=[[0.0, values.get("memory", w["memory"]["demand"])]],
-                            io_rate=values.get("io_rate", w["io"]["rate"]), io_size=values.get("io_size", w["io"]["size"]),
-                            io_read=w["io"]["read_fraction"], program=values.get("program", ""), cls=cls))
+        try:
+            return _trace_rows(path, fh, n_nodes, w)
+        except UnicodeDecodeError:
+            raise ScenarioError(f"{path}: not a UTF-8 text file") from None
+
+
+def _trace_rows(path: str, fh, n_nodes: int, w: dict) -> list[Job]:
+    jobs = []
+    reader = csv.DictReader(fh)
+    header = reader.fieldnames or []
+    for col in ("arrival", "work"):
+        if col not in header:
+            raise ScenarioError(f"{path}: line 1: missing column '{col}' (found: {', '.join(header) or 'none'})")
+    unknown = [c for c in header if c not in TRACE_COLUMNS]
+    if unknown:
+        raise ScenarioError(f"{path}: line 1: unknown column '{unknown[0]}'; expected some of "
+                            f"{', '.join(TRACE_COLUMNS)}")
+    for line, row in enumerate(reader, start=2):
+        values = {}
+        for col, text in row.items():
+            if text is None or col is None:
+                raise ScenarioError(f"{path}: line {line}: expected {len(header)} columns")
+            kind = TRACE_COLUMNS[col]
+            try:
+                if kind == "str":
+                    values[col] = text
+                elif kind == "int":
+                    values[col] = int(text)
+                else:
+                    values[col] = units.parse(float(text) if _is_number(text) else text, kind)
+            except (ValueError, units.UnitError) as exc:
+                raise ScenarioError(f"{path}: line {line}: column '{col}': {exc}") from None
+        if not (values["work"] > 0 and values["arrival"] >= 0) or not all(
+                math.isfinite(v) for v in values.values() if isinstance(v, float)):
+            raise ScenarioError(f"{path}: line {line}: expected finite values, arrival >= 0 and work > 0")
+        home = values.get("home", len(jobs) % n_nodes)
+        if not 0 <= home < n_nodes:
+            raise ScenarioError(f"{path}: line {line}: column 'home': expected a node from 0 to {n_nodes - 1}, got {home}")
+        cls = values.get("class") or w["class"]
+        if cls not in ("local", "foreign"):
+            raise ScenarioError(f"{path}: line {line}: column 'class': expected local or foreign, got {cls!r}")
+        jobs.append(Job(id=len(jobs), home=home, arrival=values["arrival"], work=values["work"],
+                        memory=[[0.0, values.get("memory", w["memory"]["demand"])]],
+                        io_rate=values.get("io_rate", w["io"]["rate"]), io_size=values.get("io_size", w["io"]["size"]),
+                        io_read=w["io"]["read_fraction"], program=values.get("program", ""), cls=cls))
     if not jobs:
         raise ScenarioError(f"{path}: the trace has no jobs")
     return jobs

@@ -1,0 +1,202 @@
+"""Bad input: a malformed scenario is refused with one line naming the file and the field, by the loader and
+by `nowemu run` (exit status 2, no traceback, no results folder)."""
+import subprocess
+import sys
+
+import policies
+import pytest
+
+from emu import cluster, scenario
+from emu.scenario import ScenarioError
+
+# A minimal valid scenario, modelled on scenarios/quickstart.toml; each case below breaks one thing in it.
+BASE = '''\
+name = "mini"
+description = "the smallest scenario the bad-input tests break"
+runtime = "inline"
+seed = 3
+
+[cluster]
+nodes = 2
+memory = "512 MB"
+swap = "512 MB"
+
+[cpu]
+mode = "fluid"
+time_slice = "10 ms"
+
+[disk]
+bandwidth = "40 MB/s"
+
+[network]
+bandwidth = "100 Mbps"
+latency = "0.1 ms"
+
+[policy]
+name = "cpu_threshold"
+threshold = 2
+migrate = true
+
+[workload]
+jobs = 5
+home = "uniform"
+arrival = { process = "poisson", mean_interarrival = "1 s" }
+lifetime = { distribution = "pareto", alpha = 1.0, min = "1 s", max = "10 s" }
+memory = { demand = "16 MB" }
+'''
+
+POLICY = '[policy]\nname = "cpu_threshold"\nthreshold = 2\nmigrate = true\n'
+WORKLOAD = BASE[BASE.index("[workload]"):]
+ARRIVAL = 'arrival = { process = "poisson", mean_interarrival = "1 s" }'
+LIFETIME = 'lifetime = { distribution = "pareto", alpha = 1.0, min = "1 s", max = "10 s" }'
+TRACE_ARRIVAL = 'arrival = { process = "trace", file = "jobs.csv" }'
+
+
+class Case:
+    """`edits`: (old, new) replacements in BASE; `trace`: the text of jobs.csv beside the scenario, if any;
+    `fields`: what the message must name besides the file (the file named is the trace, with `in_trace`);
+    `stage`: 'load' when emu.scenario.load itself must refuse the file, 'blueprints' when the error is in a
+    trace's contents, which are read when the workload is drawn (emu.cluster.blueprints), not by load."""
+
+    def __init__(self, edits, fields, trace=None, in_trace=False, stage="load", raw=None, cli="run"):
+        self.edits, self.fields, self.trace, self.in_trace = edits, fields, trace, in_trace
+        self.stage, self.raw, self.cli = stage, raw, cli
+
+
+CASES = {
+    "missing policy": Case([(POLICY, "")], ["'policy'", "missing"]),
+    "missing workload": Case([(WORKLOAD, "")], ["'workload'", "missing"]),
+    "missing workload.jobs": Case([("jobs = 5\n", "")], ["'workload[0].jobs'", "missing"]),
+    "missing name": Case([('name = "mini"\n', "")], ["'name'", "missing"]),
+    "missing policy.name": Case([('name = "cpu_threshold"\n', "")], ["'policy.name'", "cpu_threshold"]),
+    "wrong unit": Case([('memory = "512 MB"', 'memory = "384 parsecs"')], ["'cluster.memory'", "parsecs", "size"]),
+    "unit of the wrong kind": Case([('time_slice = "10 ms"', 'time_slice = "10 MB"')], ["'cpu.time_slice'", "time"]),
+    "negative size": Case([('swap = "512 MB"', 'swap = "-512 MB"')], ["'cluster.swap'", "at least 0"]),
+    "negative memory": Case([('memory = "512 MB"', 'memory = "-1 GB"')], ["'cluster.memory'", "positive"]),
+    "zero bandwidth": Case([('bandwidth = "100 Mbps"', 'bandwidth = "0 Mbps"')], ["'network.bandwidth'", "positive"]),
+    "negative bandwidth": Case([('bandwidth = "40 MB/s"', 'bandwidth = "-40 MB/s"')],
+                               ["'disk.bandwidth'", "positive"]),
+    "unknown policy": Case([('name = "cpu_threshold"', 'name = "cpu_treshold"')],
+                           ["'policy.name'", "cpu_treshold", *policies.available()]),
+    "unknown policy parameter": Case([("threshold = 2\n", "threshold = 2\nthreshhold = 3\n")],
+                                     ["'policy.threshhold'", "unknown field", "threshold"]),
+    "wrong type for a policy parameter": Case([("threshold = 2", 'threshold = "2"')],
+                                              ["'policy.threshold'", "whole number"]),
+    "unknown top-level field": Case([("seed = 3", "sed = 3")], ["'sed'", "unknown field", "seed"]),
+    "unknown field in a table": Case([('mode = "fluid"', 'mode = "fluid"\nslice = "10 ms"')],
+                                     ["'cpu.slice'", "unknown field", "time_slice"]),
+    "string for an int": Case([("jobs = 5", 'jobs = "5"')], ["'workload[0].jobs'", "whole number"]),
+    "float for an int": Case([("nodes = 2", "nodes = 2.5")], ["'cluster.nodes'", "whole number"]),
+    "choice not allowed": Case([('mode = "fluid"', 'mode = "turbo"')], ["'cpu.mode'", "turbo", "'fluid'", "'quantum'"]),
+    "a table given as a string": Case([(ARRIVAL, 'arrival = "poisson"')], ["'workload[0].arrival'", "table"]),
+    "poisson without mean_interarrival": Case([(ARRIVAL, 'arrival = { process = "poisson" }')],
+                                              ["'workload[0].arrival.mean_interarrival'", "missing", "poisson"]),
+    "pareto with max equal to min": Case([('max = "10 s"', 'max = "1 s"')], ["'workload[0].lifetime.max'"]),
+    "pareto with max below min": Case([('max = "10 s"', 'max = "0.5 s"')], ["'workload[0].lifetime.max'"]),
+    "pareto without max": Case([(', max = "10 s"', "")], ["'workload[0].lifetime.max'", "missing", "pareto"]),
+    "trace file that does not exist": Case([(ARRIVAL, 'arrival = { process = "trace", file = "no_such.csv" }')],
+                                           ["'workload[0].arrival.file'", "no_such.csv"]),
+    "trace without a work column": Case([(ARRIVAL, TRACE_ARRIVAL)], ["jobs.csv", "line 1", "'work'"],
+                                        trace="arrival,memory\n0,16 MB\n1,16 MB\n", in_trace=True, stage="blueprints"),
+    "trace with a non-numeric arrival": Case([(ARRIVAL, TRACE_ARRIVAL)], ["jobs.csv", "line 3", "'arrival'", "soon"],
+                                             trace="arrival,work\n0,2 s\nsoon,3 s\n", in_trace=True,
+                                             stage="blueprints"),
+    "trace with a short row": Case([(ARRIVAL, TRACE_ARRIVAL)], ["jobs.csv", "line 4", "columns"],
+                                   trace="arrival,work\n0,2\n1,3\n2\n", in_trace=True, stage="blueprints"),
+    "invalid TOML": Case([("nodes = 2", "nodes = = 2")], ["not valid TOML", "line 7"]),
+    "both cluster.nodes and cluster.kinds": Case([("\n[cpu]", '\n[[cluster.kinds]]\ncount = 2\n\n[cpu]')],
+                                                 ["'cluster.nodes'", "not both"]),
+    "neither cluster.nodes nor cluster.kinds": Case([("nodes = 2\n", "")], ["'cluster.nodes'"]),
+    "a cluster kind without its count": Case([("nodes = 2\n", ""), ("\n[cpu]", '\n[[cluster.kinds]]\nspeed = 2.0\n\n[cpu]')],
+                                             ["'cluster.kinds[0].count'", "missing"]),
+    # bugs these tests found (now fixed)
+    "scenario that is not UTF-8": Case([], [], raw=b'name = "mini" # caf\xe9\n'),
+    "trace that is not UTF-8": Case([(ARRIVAL, TRACE_ARRIVAL)], ["jobs.csv"], trace=b"arrival,work\n0,2\n\xff\xfe,3\n",
+                                    in_trace=True, stage="blueprints"),
+    "NaN arrival start": Case([(ARRIVAL, 'arrival = { process = "poisson", mean_interarrival = "1 s", start = nan }')],
+                              ["'workload[0].arrival.start'"], cli="validate"),
+    "NaN work in a trace": Case([(ARRIVAL, TRACE_ARRIVAL)], ["jobs.csv", "line 2", "work"],
+                                trace="arrival,work\n0,nan\n1,3\n", in_trace=True, stage="blueprints", cli="validate"),
+}
+
+def params(stage=None):
+    out = []
+    for name, case in CASES.items():
+        if stage is not None and case.stage != stage:
+            continue
+        out.append(pytest.param(name, id=name.replace(" ", "-")))
+    return out
+
+
+def write(tmp_path, name: str):
+    """Write the case's scenario (and trace) into tmp_path; return (scenario path, path the error must name)."""
+    case = CASES[name]
+    path = tmp_path / "bad.toml"
+    if case.raw is not None:
+        path.write_bytes(case.raw)
+    else:
+        text = BASE
+        for old, new in case.edits:
+            assert text.count(old) == 1, f"the edit {old!r} must match BASE exactly once"
+            text = text.replace(old, new)
+        path.write_text(text)
+    named = path
+    if case.trace is not None:
+        named = tmp_path / "jobs.csv"
+        (named.write_bytes if isinstance(case.trace, bytes) else named.write_text)(case.trace)
+    return path, named
+
+
+def check_message(message: str, named, fields) -> None:
+    assert "\n" not in message.strip(), message
+    assert str(named) in message, message
+    for field in fields:
+        assert field in message, f"{field!r} not in {message!r}"
+
+
+def test_the_base_scenario_is_valid_and_runs(tmp_path):
+    path = tmp_path / "ok.toml"
+    path.write_text(BASE)
+    s = scenario.load(path)
+    assert s["name"] == "mini" and len(cluster.blueprints(s)) == 3           # 2 workstations and the collector
+    out = tmp_path / "out"
+    p = nowemu("run", str(path), "--runtime", "inline", "--no-view", "--out", str(out), cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert (out / "summary.json").is_file() and "jobs done 5/5" in p.stdout
+
+
+@pytest.mark.parametrize("name", params())
+def test_load_refuses_with_one_line_naming_the_file_and_field(tmp_path, name):
+    case = CASES[name]
+    path, named = write(tmp_path, name)
+    if case.stage == "load":
+        with pytest.raises(ScenarioError) as info:
+            scenario.load(path)
+    else:
+        s = scenario.load(path)                      # the trace's contents are read when the workload is drawn
+        with pytest.raises(ScenarioError) as info:
+            cluster.blueprints(s)
+    check_message(str(info.value), named, case.fields)
+
+
+def nowemu(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "emu", *args], capture_output=True, text=True, cwd=cwd, timeout=120)
+
+
+@pytest.mark.parametrize("name", params())
+def test_cli_refuses_with_one_line_and_status_2(tmp_path, name):
+    case = CASES[name]
+    path, named = write(tmp_path, name)
+    out = tmp_path / "out"
+    if case.cli == "run":
+        p = nowemu("run", str(path), "--runtime", "inline", "--no-view", "--out", str(out), cwd=tmp_path)
+    else:       # a case that `run` would accept and then never finish: `validate` makes the same checks, at once
+        p = nowemu("validate", str(path), cwd=tmp_path)
+    assert "Traceback" not in p.stderr + p.stdout, p.stderr
+    assert p.returncode == 2, (p.returncode, p.stdout, p.stderr)
+    lines = p.stderr.splitlines()
+    assert len(lines) == 1, p.stderr
+    assert lines[0].startswith("nowemu: error:"), lines[0]
+    check_message(lines[0], named, case.fields)
+    assert not out.exists()
+    assert not (tmp_path / "results").exists()
