@@ -323,8 +323,8 @@ def render(mach: dict, cmd: str, p: dict, inline: dict, paced: dict, total_wall:
     L += ["## 3. What the numbers mean", "",
           "- *jobs / s of wall time*: jobs completed divided by the wall time of the whole run (best of "
           f"{REPEATS}). For nowemu it is one `emu.run.run(scenario, runtime=\"inline\")` call: drawing the "
-          "workload, building the workstation and the collector, the conservative-window loop with every message "
-          "through the msgpack codec, and assembling jobs, samples and checks. *vs SimPy* is that rate over "
+          "workload, building the workstation and the collector, the inline runtime's event loop (every message "
+          "still goes through the msgpack codec), and assembling jobs, samples and checks. *vs SimPy* is that rate over "
           "SimPy's.",
           "- *mean response* is measured over all jobs of the run; *error* is its relative distance from "
           "E[S] / (1 - rho), a sanity check that the fast runs are also right (a few percent is sampling noise "

@@ -118,7 +118,7 @@ def checks(jobs, stats, end) -> dict:
         "time_split_error": split,
         "work_conservation_error": abs(delivered - accounted) / max(accounted, 1e-12),
         "little_error": abs(area + wire - in_system) / max(in_system, 1e-12) if not unfinished_net else None,
-        "little_L": area / end if end > 0 else 0.0,
+        "little_L": (area + wire) / end if end > 0 else 0.0,     # mean jobs in the system, nodes and wire
     }
 
 

@@ -10,17 +10,17 @@ from __future__ import annotations
 import time
 
 from rich.console import Group
-from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
 MB = 2**20
 
 
-def _bar(fraction: float, width: int = 12) -> Text:
+def _bar(fraction: float, width: int = 12, done_style: str | None = None) -> Text:
+    """A bar of `width` cells; memory bars turn yellow near full and red when demand exceeds memory."""
     fraction = max(0.0, fraction)
     filled = min(width, int(round(min(fraction, 1.0) * width)))
-    style = "red" if fraction > 1.0 else "green" if fraction < 0.8 else "yellow"
+    style = done_style or ("red" if fraction > 1.0 else "green" if fraction < 0.8 else "yellow")
     return Text("█" * filled + "·" * (width - filled), style=style)
 
 
@@ -30,7 +30,7 @@ def render(snapshots: list[dict], vnow: float, finished: int, total: int, runtim
     pace = f"speed {speed:g}×" if runtime == "paced" and speed else "as fast as possible"
     head = Text.assemble((f"{title}  ", "bold"), f"{runtime} · {pace} · virtual {vnow:9.1f} s · wall {wall:6.1f} s · ",
                          (f"{finished}/{total} jobs done", "bold"))
-    bar = ProgressBar(total=max(total, 1), completed=finished, width=60)
+    bar = Text.assemble(_bar(finished / max(total, 1), 60, done_style="cyan"), f" {100 * finished / max(total, 1):3.0f}%")
     if len(nodes) > 32:
         grid = Table.grid(padding=(0, 1))
         cols = 8
