@@ -109,8 +109,9 @@ class FluidCPU:
         self.settle()
         for job in [j for j in self.active if _reached(j)]:
             job.done = job.stop_at
-            if not self.on_stop(job):
-                self.ready.remove(job)
+            self.ready.remove(job)          # out while the workstation decides (it may admit others)
+            if self.on_stop(job):
+                self.ready.append(job)
         self._regroup()
         self._plan()
 

@@ -78,9 +78,20 @@ class Workstation(Participant):
         self.pending.append(job)
         self._place(job)
 
+    def _fits(self, job: Job) -> bool:
+        """Swap bounds admission (spec 000 A7): resident demand may not exceed memory + swap. Demands are
+        those of now (the papers' jobs do not declare their memory in advance), so jobs that grow later may
+        still overcommit. An empty node takes any job, so that no job waits forever; one that overflows even
+        so is logged."""
+        if not self.jobs:
+            if not self.pager.fits(job.demand()):
+                self.log("over_swap", job=job.id, demand=job.demand())
+            return True
+        return self.pager.fits(job.demand())
+
     def _place(self, job: Job) -> None:
         dest = self.policy.place(job, self)
-        if dest is None:
+        if dest is None or (dest == self.id and not self._fits(job)):
             return
         self._count()
         self.pending.remove(job)
@@ -237,7 +248,7 @@ class Workstation(Participant):
             if kind == "job_return":
                 job.state, job.since = "pending", self.q.now
                 self.pending.append(job)
-            elif self.policy.accept(job, self):
+            elif self._fits(job) and self.policy.accept(job, self):
                 self._admit(job)
             else:
                 self.log("refused", job=job.id, src=env.sender)

@@ -90,3 +90,19 @@ def test_memory_demand_follows_the_profile():
         assert [f for f, _ in j.memory] == sorted(f for f, _ in j.memory)
         assert j.memory[-1][1] == max(m for _, m in j.memory)        # ramp and hold
         assert 96 * MB <= j.peak_demand() <= 320 * MB
+
+
+def test_swap_bounds_admission():
+    """With memory + swap for about one large job, jobs wait in the pending pool instead of overcommitting."""
+    flat = ("policy=local", "cluster.memory=\"256 MB\"", "workload.jobs=60", "workload.memory.ramp=0")
+    capped = run("quickstart.toml", *flat, "cluster.swap=\"64 MB\"")
+    free = run("quickstart.toml", *flat, "cluster.swap=\"8 GB\"")
+    assert_balanced(capped)
+    for r in (capped, free):
+        assert r["summary"]["metrics"]["jobs_done"] == 60
+    # waiting for admission replaces paging: more queueing, less paging
+    assert capped["summary"]["metrics"]["total_page_time"] < free["summary"]["metrics"]["total_page_time"]
+    samples = capped["samples"]
+    assert max(s["demand"] for s in samples) <= (256 + 64) * MB or any(
+        e["event"] == "over_swap" for e in capped["events"])
+    assert max(s["pending"] for s in samples) > 0
