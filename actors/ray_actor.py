@@ -5,7 +5,9 @@ time to virtual time.
 Stepped: the driver calls `step(until, batches)` once per window (see `emu.conservative`).
 Paced: `run_paced(epoch, speed, stop_time)` loops on its own: virtual now = (wall - epoch) * speed; it
 processes what is due, sends what its participant sent (one call per destination per wake-up, carrying
-every envelope due there), and sleeps until its next event or until a message arrives. Sleeping is hybrid:
+every envelope due there, with at most MAX_IN_FLIGHT calls outstanding), and sleeps until its next event or
+until a message arrives; an actor that has fallen behind still yields to its event loop each turn, so that
+messages and the driver get in. Sleeping is hybrid:
 asyncio until 1.5 ms before the target (asyncio has a ~1 ms floor), then a short busy sleep, which keeps wake
 lateness near 0.1 ms. Wake lateness (wall) and late messages (virtual) are recorded for the summary.
 """
@@ -22,6 +24,7 @@ from emu.conservative import step
 from emu.envelope import decode_batch, encode_batch
 
 SPIN = 0.0015
+MAX_IN_FLIGHT = 256       # sends an actor may have outstanding before it waits for the oldest
 
 
 @ray.remote(num_cpus=0)
@@ -96,14 +99,20 @@ class ParticipantActor:
                     by_dest[env.dest].append(env)
                 for dest, envs in by_dest.items():
                     self.sends.append(self.peers[dest].receive.remote(encode_batch(envs)))
-                if len(self.sends) > 256:
-                    self.sends = [r for r in self.sends if not _ready(r)]
+                if len(self.sends) > MAX_IN_FLIGHT:
+                    _, self.sends = ray.wait(self.sends, num_returns=len(self.sends), timeout=0)
+                if len(self.sends) > MAX_IN_FLIGHT:      # backpressure: let the oldest land first
+                    await asyncio.gather(*self.sends[:MAX_IN_FLIGHT // 2])
+                    self.sends = self.sends[MAX_IN_FLIGHT // 2:]
             if now >= stop_time:
                 break
             target = min(p.next_event_time(), stop_time)
             target_wall = epoch + target / speed
             self.wake.clear()
             delay = target_wall - time.time()
+            if delay <= 0:
+                await asyncio.sleep(0)                # behind: still let messages and the driver in
+                continue
             if delay > SPIN and not self.inbox:
                 try:
                     await asyncio.wait_for(self.wake.wait(), timeout=delay - SPIN)
@@ -119,7 +128,3 @@ class ParticipantActor:
         self.sends = []
         return p.now
 
-
-def _ready(ref) -> bool:
-    done, _ = ray.wait([ref], timeout=0)
-    return bool(done)

@@ -224,7 +224,14 @@ def machine() -> dict:
     return {"platform": platform.platform(), "cpus": cpus, "usable": usable, "processor": platform.processor(),
             "python": platform.python_version(), "ray": ray.__version__, "simpy": simpy.__version__,
             "numpy": numpy.__version__, "nowemu": emu.__version__,
-            "date": time.strftime("%Y-%m-%d %H:%M:%S %Z")}
+            "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "load_start": _loadavg()}
+
+
+def _loadavg() -> tuple | None:
+    try:
+        return os.getloadavg()
+    except OSError:
+        return None
 
 
 def command(quick: bool, out: Path) -> str:
@@ -247,7 +254,12 @@ def render(mach: dict, cmd: str, p: dict, inline: dict, paced: dict, total_wall:
           f"| SimPy | {mach['simpy']} |",
           f"| NumPy | {mach['numpy']} |",
           f"| nowemu | {mach['nowemu']} |",
-          f"| date | {mach['date']} |", ""]
+          f"| date | {mach['date']} |",
+          f"| load average (1, 5, 15 min) at start | {_fmt_load(mach['load_start'])} |",
+          f"| load average (1, 5, 15 min) at end | {_fmt_load(mach.get('load_end'))} |", ""]
+    if mach["load_start"] and mach["load_start"][0] > 1.0:
+        L += [f"Warning: the 1-minute load average was {mach['load_start'][0]:.1f} when the run started: something "
+              "else was using the CPU, and the figures below (the paced ones above all) are worse for it.", ""]
 
     # 1
     L += ["## 1. Inline runtime vs SimPy (M/M/1, one workstation)", "",
@@ -352,6 +364,10 @@ def render(mach: dict, cmd: str, p: dict, inline: dict, paced: dict, total_wall:
     return "\n".join(L)
 
 
+def _fmt_load(load) -> str:
+    return ", ".join(f"{x:.2f}" for x in load) if load else "n/a"
+
+
 def _plan_text(p: dict) -> str:
     return (f"{p['jobs']:,} M/M/1 jobs; paced N = {', '.join(map(str, p['nodes']))}, speeds "
             f"{', '.join(f'{s:g}' for s in p['speeds'])}, ~{p['trial_wall']:g} s trials")
@@ -412,6 +428,7 @@ def main(quick: bool, out: Path) -> int:
         progress.update(task, description="paced runtime")
         paced = bench_paced(p, log, advance)
         paced["model"] = model
+    mach["load_end"] = _loadavg()
     text = render(mach, cmd, p, inline, paced, time.perf_counter() - start)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text)
