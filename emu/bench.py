@@ -224,7 +224,23 @@ def machine() -> dict:
     return {"platform": platform.platform(), "cpus": cpus, "usable": usable, "processor": platform.processor(),
             "python": platform.python_version(), "ray": ray.__version__, "simpy": simpy.__version__,
             "numpy": numpy.__version__, "nowemu": emu.__version__,
-            "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "load_start": _loadavg()}
+            "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "load_start": _loadavg(), "busy_start": _cpu_busy()}
+
+
+def _cpu_busy(seconds: float = 2.0) -> float | None:
+    """The share of all CPUs busy over the next `seconds` (Linux /proc/stat), before the bench starts anything:
+    the load average still remembers minutes past, this says whether something else is running now."""
+    def read():
+        with open("/proc/stat") as fh:
+            values = [int(v) for v in fh.readline().split()[1:9]]
+        return sum(values), values[3] + values[4]          # total, idle + iowait
+    try:
+        total0, idle0 = read()
+        time.sleep(seconds)
+        total1, idle1 = read()
+    except (OSError, ValueError, IndexError):
+        return None
+    return 1.0 - (idle1 - idle0) / max(total1 - total0, 1)
 
 
 def _loadavg() -> tuple | None:
@@ -255,11 +271,13 @@ def render(mach: dict, cmd: str, p: dict, inline: dict, paced: dict, total_wall:
           f"| NumPy | {mach['numpy']} |",
           f"| nowemu | {mach['nowemu']} |",
           f"| date | {mach['date']} |",
+          f"| CPU busy just before the run (2 s sample) | "
+          f"{'n/a' if mach['busy_start'] is None else format(mach['busy_start'], '.0%')} |",
           f"| load average (1, 5, 15 min) at start | {_fmt_load(mach['load_start'])} |",
           f"| load average (1, 5, 15 min) at end | {_fmt_load(mach.get('load_end'))} |", ""]
-    if mach["load_start"] and mach["load_start"][0] > 1.0:
-        L += [f"Warning: the 1-minute load average was {mach['load_start'][0]:.1f} when the run started: something "
-              "else was using the CPU, and the figures below (the paced ones above all) are worse for it.", ""]
+    if mach["busy_start"] is not None and mach["busy_start"] > 0.2:
+        L += [f"Warning: {mach['busy_start']:.0%} of the CPU was busy just before the run started: something else "
+              "was running, and the figures below (the paced ones above all) are worse for it.", ""]
 
     # 1
     L += ["## 1. Inline runtime vs SimPy (M/M/1, one workstation)", "",
