@@ -15,15 +15,16 @@ import msgpack
 
 from actors.job import Job
 from actors.nic import NetworkInterface
-from emu.envelope import Envelope, MessageError
+from emu.envelope import ALL, Envelope, MessageError
 from emu.kernel import MESSAGE, EventQueue
 
 HEADER_BYTES = 40     # the envelope's own fields on the wire
 
 
 class Participant:
-    def __init__(self, node_id: int, bandwidth: float, latency: float, heap=None):
+    def __init__(self, node_id: int, workstations: int, bandwidth: float, latency: float, heap=None):
         self.id = node_id
+        self.workstations = workstations    # the cluster's size: ids 0..workstations-1; a broadcast reaches all
         self.q = EventQueue(heap, owner=self)
         self.finished: list = []            # jobs completed here (none, for the collector)
         self.nic = NetworkInterface(bandwidth, latency)
@@ -94,8 +95,8 @@ class Collector(Participant):
     is one frame on the collector's link (an Ethernet broadcast), delivered to all at once."""
 
     def __init__(self, node_id: int, n_nodes: int, period: float, bandwidth: float, latency: float, heap=None):
-        super().__init__(node_id, bandwidth, latency, heap)
-        self.n_nodes, self.period = n_nodes, period
+        super().__init__(node_id, n_nodes, bandwidth, latency, heap)
+        self.period = period
         self.reports: dict[int, dict] = {}
         self.q.at(period / 2, self._broadcast)
 
@@ -108,8 +109,7 @@ class Collector(Participant):
         if self.reports:
             payload = {"reports": list(self.reports.values())}
             at = self.nic.transmit(self.q.now, len(msgpack.packb(payload)) + HEADER_BYTES)
-            for dest in range(self.n_nodes):
-                self.post(dest, "load_index", payload, at)
+            self.post(ALL, "load_index", payload, at)
         self.q.at(self.q.now + self.period, self._broadcast)
 
     def snapshot(self) -> dict:

@@ -3,10 +3,10 @@ in the participant; this wrapper only moves encoded message batches and, in the 
 time to virtual time.
 
 Stepped: the driver calls `step(until, batches)` once per window (see `emu.conservative`).
-Paced: `run_paced(epoch, speed, stop_time)` loops on its own: virtual now = (wall - epoch) * speed; it
+Paced: `run_paced(epoch, speed, stop_time, board)` loops on its own: virtual now = (wall - epoch) * speed; it
 processes what is due, sends what its participant sent (one call per destination per wake-up, carrying
 every envelope due there, with at most MAX_IN_FLIGHT calls outstanding), and sleeps until its next event or
-until a message arrives; an actor that has fallen behind still yields to its event loop each turn, so that
+until a message arrives; it posts its snapshot to the board every POST_EVERY wall seconds; an actor that has fallen behind still yields to its event loop each turn, so that
 messages and the driver get in. Sleeping is hybrid:
 asyncio until 1.5 ms before the target (asyncio has a ~1 ms floor), then a short busy sleep, which keeps wake
 lateness near 0.1 ms. Wake lateness (wall) and late messages (virtual) are recorded for the summary.
@@ -15,16 +15,33 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections import defaultdict
 
 import ray
 
 from emu.cluster import make
 from emu.conservative import step
-from emu.envelope import decode_batch, encode_batch
+from emu.envelope import by_destination, decode_batch
 
 SPIN = 0.0015
 MAX_IN_FLIGHT = 256       # sends an actor may have outstanding before it waits for the oldest
+POST_EVERY = 0.25         # wall seconds between an actor's snapshots to the board
+
+
+@ray.remote(num_cpus=0)
+class Board:
+    """Where paced actors post their snapshots a few times a second. The driver and the live view read this
+    one place: polling every actor instead woke each of them several times a second, and those wake-ups were
+    the largest part of the actors' lateness."""
+
+    def __init__(self):
+        self.snapshots: dict[int, dict] = {}
+
+    def post(self, node: int, snapshot: dict) -> None:
+        self.snapshots[node] = snapshot
+
+    def read(self) -> list[dict]:
+        return list(self.snapshots.values())
+
 
 
 @ray.remote(num_cpus=0)
@@ -80,25 +97,23 @@ class ParticipantActor:
         if self.wake is not None:
             self.wake.set()
 
-    def progress(self) -> tuple:
-        return len(self.p.finished), self.p.now
-
-    async def run_paced(self, epoch: float, speed: float, stop_time: float) -> float:
+    async def run_paced(self, epoch: float, speed: float, stop_time: float, board) -> float:
         self.wake = asyncio.Event()
         self.running = True
         p = self.p
+        posted = 0.0
         while self.running:
+            if time.time() - posted >= POST_EVERY:
+                posted = time.time()
+                board.post.remote(p.id, p.snapshot())
             now = (time.time() - epoch) * speed
             for envs in self.inbox:
                 p.deliver(envs)
             self.inbox = []
             out = p.advance(min(now, stop_time))
             if out:
-                by_dest = defaultdict(list)
-                for env in out:
-                    by_dest[env.dest].append(env)
-                for dest, envs in by_dest.items():
-                    self.sends.append(self.peers[dest].receive.remote(encode_batch(envs)))
+                for dest, (batch, _) in by_destination(out, p.workstations).items():
+                    self.sends.append(self.peers[dest].receive.remote(batch))
                 if len(self.sends) > MAX_IN_FLIGHT:
                     _, self.sends = ray.wait(self.sends, num_returns=len(self.sends), timeout=0)
                 if len(self.sends) > MAX_IN_FLIGHT:      # backpressure: let the oldest land first
@@ -126,5 +141,6 @@ class ParticipantActor:
             self.wake_lateness.append(max(0.0, time.time() - target_wall))
         await asyncio.gather(*self.sends)          # everything sent has landed before we report
         self.sends = []
+        await board.post.remote(p.id, p.snapshot())
         return p.now
 

@@ -26,8 +26,8 @@ class Workstation(Participant):
     def __init__(self, node_id: int, spec: dict, policy, seed: int, peers: int, collector: int | None,
                  arrivals=(), insertion=None, heap=None):
         net, disk, cpu, mem = spec["network"], spec["disk"], spec["cpu"], spec["memory"]
-        super().__init__(node_id, net["bandwidth"], net["latency"], heap)
-        self.spec, self.policy, self.n_peers, self.collector = spec, policy, peers, collector
+        super().__init__(node_id, peers, net["bandwidth"], net["latency"], heap)
+        self.spec, self.policy, self.collector = spec, policy, collector
         self.speed = spec["speed"]
         self.rng = random.Random(seed)
         cpu_model = QuantumCPU if cpu["mode"] == "quantum" else FluidCPU
@@ -52,7 +52,7 @@ class Workstation(Participant):
 
     # -- what policies read --------------------------------------------------------------------------------
     def peers(self) -> range:
-        return range(self.n_peers)
+        return range(self.workstations)
 
     def load(self) -> dict:
         """This node's load report (the papers' load index entry), with the policy's own fields."""
@@ -232,10 +232,8 @@ class Workstation(Participant):
     def _receive(self, item) -> None:
         env, job = item
         kind = env.kind
-        if kind == "load_index":
-            for r in env.payload["reports"]:
-                if r["node"] != self.id and r["time"] >= self.index.get(r["node"], {"time": -1})["time"]:
-                    self.index[r["node"]] = r
+        if kind == "load_index":      # the collector holds every node's latest report: it replaces the view
+            self.index = {r["node"]: r for r in env.payload["reports"] if r["node"] != self.id}
             self._view_refreshed()
         elif kind == "load_report":      # gossip: a peer's view
             for r in env.payload["report"]:
@@ -273,7 +271,7 @@ class Workstation(Participant):
         else:
             view = list(self.index.values()) + [report]
             for peer in self.rng.sample([p for p in self.peers() if p != self.id],
-                                        min(self.gossip_fanout, self.n_peers - 1)):
+                                        min(self.gossip_fanout, self.workstations - 1)):
                 self.send(peer, "load_report", {"report": view})
         self.q.at(self.q.now + self.period, self._report)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import heapq
 from collections import defaultdict
 
-from emu.envelope import decode_batch, encode_batch
+from emu.envelope import by_destination, decode_batch
 
 INF = float("inf")
 
@@ -23,10 +23,7 @@ def step(participant, until: float, batches: list[bytes]):
     batched per destination with each batch's earliest deliver_at. Shared by the inline and Ray hosts."""
     for batch in batches:
         participant.deliver(decode_batch(batch))
-    by_dest = defaultdict(list)
-    for env in participant.advance(until):
-        by_dest[env.dest].append(env)
-    out = {d: (encode_batch(envs), min(e.deliver_at for e in envs)) for d, envs in by_dest.items()}
+    out = by_destination(participant.advance(until), participant.workstations)
     return out, participant.next_event_time(), len(participant.finished)
 
 

@@ -3,12 +3,14 @@
 Everything that crosses workstations travels as an envelope `(deliver_at, sender, seq, kind, payload)`.
 `(deliver_at, sender, seq)` is a total order: `seq` counts each sender's messages, so ties never depend on
 the order in which messages happen to arrive. Envelopes are batched per destination: one encoded batch
-is one transport call. A batch is decoded and checked whole before any of it is applied, so a malformed
+is one transport call. A broadcast (`dest = ALL`) is one frame on the sender's link, encoded once and
+delivered to every workstation; a delivered payload is read-only (receivers may share it). A batch is decoded and checked whole before any of it is applied, so a malformed
 envelope is rejected with a clear error and never half-applied.
 """
 from __future__ import annotations
 
 import math
+from collections import defaultdict
 from typing import NamedTuple
 
 import msgpack
@@ -24,6 +26,9 @@ KINDS: dict[str, tuple[str, ...]] = {
 }
 
 
+ALL = -1     # the destination of a broadcast: every workstation
+
+
 class MessageError(ValueError):
     """A malformed envelope or batch; the message names the field and what was expected."""
 
@@ -34,10 +39,28 @@ class Envelope(NamedTuple):
     seq: int
     kind: str
     payload: dict
-    dest: int = -1           # routing only; not part of the order
+    dest: int = ALL          # routing only; not part of the order
 
     def order(self):
         return (self.deliver_at, self.sender, self.seq)
+
+
+def by_destination(envelopes: list[Envelope], workstations: int) -> dict[int, tuple[bytes, float]]:
+    """What one participant sent, batched per destination: {dest: (encoded batch, its earliest deliver_at)}.
+    Destinations that get the same envelopes (a broadcast) share one encoding. Every runtime routes with this."""
+    groups = defaultdict(list)
+    for i, env in enumerate(envelopes):
+        for dest in (range(workstations) if env.dest == ALL else (env.dest,)):
+            groups[dest].append(i)
+    encoded: dict[tuple, tuple[bytes, float]] = {}
+    out = {}
+    for dest, members in groups.items():
+        key = tuple(members)
+        if key not in encoded:
+            envs = [envelopes[i] for i in members]
+            encoded[key] = (encode_batch(envs), min(e.deliver_at for e in envs))
+        out[dest] = encoded[key]
+    return out
 
 
 def encode_batch(envelopes: list[Envelope]) -> bytes:
@@ -54,9 +77,10 @@ def _check(i: int, item) -> Envelope:
     if not isinstance(deliver_at, (int, float)) or isinstance(deliver_at, bool) or not math.isfinite(deliver_at) \
             or deliver_at < 0:
         raise MessageError(f"{where}: field 'deliver_at': expected a finite non-negative number, got {deliver_at!r}")
-    for name, value in (("sender", sender), ("seq", seq), ("dest", dest)):
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise MessageError(f"{where}: field '{name}': expected a non-negative integer, got {value!r}")
+    for name, value, least in (("sender", sender, 0), ("seq", seq, 0), ("dest", dest, ALL)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < least:
+            what = "a node id or -1 (broadcast)" if name == "dest" else "a non-negative integer"
+            raise MessageError(f"{where}: field '{name}': expected {what}, got {value!r}")
     if kind not in KINDS:
         raise MessageError(f"{where}: field 'kind': expected one of {sorted(KINDS)}, got {kind!r}")
     if not isinstance(payload, dict):

@@ -9,9 +9,8 @@ runtime's windows, and the two runtimes give byte-identical results.
 from __future__ import annotations
 
 import heapq
-from collections import defaultdict
 
-from emu.envelope import decode_batch, encode_batch
+from emu.envelope import by_destination, decode_batch
 from emu.kernel import FN, Heap
 
 
@@ -56,9 +55,11 @@ def run_inline(parts: dict, heap: Heap, total: int, stop: dict, progress=None) -
 
 
 def route(p, parts: dict) -> None:
-    by_dest = defaultdict(list)
-    for env in p.outbox:
-        by_dest[env.dest].append(env)
+    """Deliver what `p` sent, through the codec. A broadcast is decoded once and shared by its receivers,
+    as delivered payloads are read-only."""
+    decoded = {}
+    for dest, (batch, _) in by_destination(p.outbox, p.workstations).items():
+        if id(batch) not in decoded:
+            decoded[id(batch)] = decode_batch(batch)
+        parts[dest].deliver(decoded[id(batch)])
     p.outbox = []
-    for dest, envs in by_dest.items():
-        parts[dest].deliver(decode_batch(encode_batch(envs)))

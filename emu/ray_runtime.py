@@ -7,7 +7,8 @@ cluster has several, and the summary records which Ray node hosted which worksta
 - stepped: the conservative-window driver of `emu.conservative` with the actors as hosts. Identical results
   to inline for the same scenario and seed.
 - paced: every actor runs its own loop against the wall clock (see `actors.ray_actor`); the driver only
-  warms the actors up, fixes the epoch, polls progress, and stops them when every job is done. Its results
+  warms the actors up, fixes the epoch, reads the board the actors post their snapshots to, and stops them
+  when every job is done. Its results
   agree with inline statistically, and its fidelity figures say how faithful it was.
 """
 from __future__ import annotations
@@ -94,19 +95,22 @@ def run(runtime: str, scenario: dict, bps: list[dict], total: int, speed: float,
 
 
 def _run_paced(ray, actors: dict, scenario: dict, total: int, speed: float, progress):
+    from actors.ray_actor import POST_EVERY, Board
     handles = dict(actors)
     ray.get([a.connect.remote(handles) for a in actors.values()])
     ray.get([a.warm.remote() for a in actors.values()])
     stop_time = scenario["stop"]["time"]
+    board = Board.remote()
+    ray.get(board.read.remote())
     epoch = time.time() + 0.2
-    loops = [a.run_paced.remote(epoch, speed, stop_time) for a in actors.values()]
+    loops = [a.run_paced.remote(epoch, speed, stop_time, board) for a in actors.values()]
     while True:
-        time.sleep(0.2)
-        states = ray.get([a.progress.remote() for a in actors.values()])
-        finished = sum(f for f, _ in states)
+        time.sleep(POST_EVERY)
+        snapshots = ray.get(board.read.remote())
+        finished = sum(s.get("finished", 0) for s in snapshots)
         vnow = (time.time() - epoch) * speed
         if progress is not None:
-            progress(vnow, finished, lambda: ray.get([a.snapshot.remote() for a in actors.values()]))
+            progress(vnow, finished, lambda: snapshots)
         done, _ = ray.wait(loops, num_returns=len(loops), timeout=0)
         if len(done) == len(loops):
             break

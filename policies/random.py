@@ -7,7 +7,7 @@ class Random(Policy):
     PARAMS = {"threshold": ("int", 2, "resident jobs at or above which an arriving job is sent away")}
 
     def place(self, job, node):
-        if len(node.jobs) < self.threshold or node.n_peers < 2:
+        if len(node.jobs) < self.threshold or node.workstations < 2:
             return node.id
         return node.rng.choice([p for p in node.peers() if p != node.id])
 

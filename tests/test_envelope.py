@@ -130,7 +130,7 @@ def test_rejects_an_envelope_of_the_wrong_shape(item):
     ("sender", 1, "1"),
     ("seq", 2, -5),
     ("seq", 2, True),
-    ("dest", 5, -1),
+    ("dest", 5, -2),
     ("dest", 5, None),
 ])
 def test_rejects_a_bad_envelope_field(field, index, value):
