@@ -185,7 +185,8 @@ def bench_paced(p: dict, log, advance) -> dict:
     trials, best = [], {}
     for nodes in p["nodes"]:
         best[nodes] = None
-        for i, speed in enumerate(p["speeds"]):
+        failed = 0       # in a row: lateness is noisy, and at low speeds idle actors wake slowly, so one
+        for i, speed in enumerate(p["speeds"]):          # failure does not end the ladder; two do
             row = paced_trial(nodes, speed, p["trial_wall"])
             trials.append(row)
             if row["error"]:
@@ -196,10 +197,12 @@ def bench_paced(p: dict, log, advance) -> dict:
                     f"{row['late_load']}; startup {row['startup']:.1f} s; wall {row['wall']:.1f} s -> "
                     f"{'faithful' if row['ok'] else 'NOT faithful'}")
             _settle()
-            if not row["ok"]:
+            failed = 0 if row["ok"] else failed + 1
+            if row["ok"]:
+                best[nodes] = speed
+            if failed == 2:
                 advance(len(p["speeds"]) - i)
                 break
-            best[nodes] = speed
             advance()
     return {"trials": trials, "best": best, "resources": ray.cluster_resources()}
 
@@ -341,8 +344,8 @@ def render(mach: dict, cmd: str, p: dict, inline: dict, paced: dict, total_wall:
     for nodes, speed in paced["best"].items():
         tried = [t for t in paced["trials"] if t["nodes"] == nodes]
         if speed is None:
-            L.append(f"- **{nodes} workstations: none** of the speeds tried (the lowest, {tried[0]['speed']:g}, "
-                     f"already failed).")
+            L.append(f"- **{nodes} workstations: none** of the speeds tried "
+                     f"({', '.join(format(t['speed'], 'g') for t in tried)}x).")
         else:
             top = " (the top of the ladder: it may go higher)" if speed == p["speeds"][-1] else ""
             L.append(f"- **{nodes} workstations: {speed:g}x** real time{top}.")
@@ -361,7 +364,10 @@ def render(mach: dict, cmd: str, p: dict, inline: dict, paced: dict, total_wall:
           "at this many jobs with rho = 0.5).",
           "- *wake lateness*: every time an actor sleeps until its next event, how much later than the target it "
           "actually woke, in wall milliseconds, pooled over all actors (`summary.paced`). In virtual time the "
-          "lag is that times the speed.",
+          "lag is that times the speed. Its tail grows with N on 2 cores because the load-index broadcast wakes "
+          "every actor at the same virtual instant: N actors then queue for 2 CPUs, and the last to run is late "
+          "by the others' work. At low speeds the median is higher than at moderate ones because an actor that "
+          "slept long wakes slowly (this machine is a VM whose idle CPUs halt).",
           "- *stragglers*: messages carrying a job (remote execution, migration, return) that reached their "
           "destination after their virtual delivery time; each one changes what happens, so a faithful run has "
           "none (`summary.fidelity.stragglers`).",
