@@ -61,6 +61,9 @@ class ParticipantActor:
     def next_time(self) -> float:
         return self.p.next_event_time()
 
+    def now(self) -> float:
+        return self.p.now
+
     def step(self, until: float, batches: list):
         return step(self.p, until, batches)
 
@@ -117,7 +120,7 @@ class ParticipantActor:
                 if len(self.sends) > MAX_IN_FLIGHT:
                     _, self.sends = ray.wait(self.sends, num_returns=len(self.sends), timeout=0)
                 if len(self.sends) > MAX_IN_FLIGHT:      # backpressure: let the oldest land first
-                    await asyncio.gather(*self.sends[:MAX_IN_FLIGHT // 2])
+                    await asyncio.gather(*self.sends[:MAX_IN_FLIGHT // 2], return_exceptions=True)
                     self.sends = self.sends[MAX_IN_FLIGHT // 2:]
             if now >= stop_time:
                 break
@@ -139,7 +142,8 @@ class ParticipantActor:
             if delay > 0:
                 time.sleep(delay)
             self.wake_lateness.append(max(0.0, time.time() - target_wall))
-        await asyncio.gather(*self.sends)          # everything sent has landed before we report
+        # everything sent has landed before we report (a send to a peer that died is lost with it)
+        await asyncio.gather(*self.sends, return_exceptions=True)
         self.sends = []
         await board.post.remote(p.id, p.snapshot())
         return p.now

@@ -293,5 +293,5 @@ class Workstation(Participant):
                           "area": self.area, "faults": self.faults, "io_misses": self.io_misses,
                           "disk_busy": self.disk.busy, "bytes_sent": self.nic.bytes_sent,
                           "messages": self.nic.messages, "lateness": self.lateness, "speed": self.speed,
-                          "not_arrived": sum(1 for _, fn, _ in self.q.pending() if fn == self._arrive),
+                          "not_arrived": [job.id for _, fn, job in self.q.pending() if fn == self._arrive],
                           "done_on_unfinished": sum(j.done for j in self.jobs.values())}}

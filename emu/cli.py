@@ -6,7 +6,8 @@
     nowemu list [DIR]
     nowemu bench [--quick] [--out docs/benchmarks.md]
 
-A wrong argument or a bad scenario gives one line on stderr and exit status 2, never a traceback.
+A wrong argument or a bad scenario gives one line on stderr and exit status 2, never a traceback. A run that
+lost a participant (its Ray node died) still writes its results, says what was lost, and exits with 3.
 """
 from __future__ import annotations
 
@@ -119,12 +120,12 @@ def cmd_run(args) -> int:
     if view:
         from emu.view import LiveView
         with LiveView(console, total, runtime, speed, s["name"]) as live:
-            result = run(s, runtime, speed, args.address, live)
+            result = run(s, runtime, speed, args.address, live, log=console.print)
     else:
-        result = run(s, runtime, speed, args.address)
+        result = run(s, runtime, speed, args.address, log=console.print)
     results.write(result, out)
     _print_summary(console, result["summary"], out)
-    return 0
+    return 3 if "lost" in result["summary"] else 0
 
 
 def _print_summary(console, summary: dict, out: Path) -> None:
@@ -141,10 +142,19 @@ def _print_summary(console, summary: dict, out: Path) -> None:
         console.print(f"fidelity: wake lateness p50 {p['wake_lateness_ms_p50']:.2f} ms, p99 "
                       f"{p['wake_lateness_ms_p99']:.2f} ms (wall); stragglers {f['stragglers']}; late load "
                       f"messages {f['late_messages'] - f['stragglers']}")
+    if "lost" in summary:
+        lost, states = summary["lost"], m["states"]
+        where = ", ".join(f"{i} (Ray node {h.get('ray_node', '?')[:8]} at {h.get('address', '?')})"
+                          for i, h in lost["hosts"].items())
+        console.print(f"[bold red]lost: participant(s) {where} died ({lost['error']}); the run stopped at "
+                      f"virtual {summary['end']:.1f} s; {states['lost']} job(s) lost with them (state \"lost\" in "
+                      f"jobs.csv), {states['done']} done, the rest as the survivors held them[/]")
     for w in summary.get("warnings", []):
         console.print(f"[yellow]warning: {w}[/]")
-    console.print(f"checks: time split {c['time_split_error']:.1e}, work conservation "
-                  f"{c['work_conservation_error']:.1e}, Little {c['little_error'] if c['little_error'] is None else format(c['little_error'], '.1e')}")
+    figures = {k: "n/a" if c[k] is None else format(c[k], ".1e")
+               for k in ("time_split_error", "work_conservation_error", "little_error")}
+    console.print("checks: time split {time_split_error}, work conservation {work_conservation_error}, "
+                  "Little {little_error}".format(**figures))
     console.print(f"results: {out}/  (jobs.csv, nodes.csv, events.jsonl, summary.json)  wall {summary['wall_time']:.1f} s")
 
 

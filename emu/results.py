@@ -20,7 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-from actors.job import STATES
+from actors.job import STATES, Job
+from emu.scenario import node_specs
 
 # Messages that carry a job: one of these arriving after its deliver_at changes what happens (a straggler).
 # A late load report only makes a view that is stale by up to a period a little staler.
@@ -31,10 +32,27 @@ def _mean(values) -> float:
     return float(np.mean(values)) if len(values) else float("nan")
 
 
-def assemble(finals: list[dict], scenario: dict, end: float, extra: dict) -> dict:
-    """Merge participants' finals into one result (jobs, samples, events, summary)."""
-    speeds = {f["node"]: f["stats"]["speed"] for f in finals if f["role"] == "workstation"}
-    jobs = sorted((j for f in finals for j in f["jobs"]), key=lambda j: j["job"])
+def lost_jobs(blueprints: list[dict], finals: list[dict]) -> list[dict]:
+    """The submitted jobs no surviving participant reported, as jobs.csv rows in state "lost": they were on
+    a workstation whose Ray node died, or on their way to it. What is known of them is what the workload
+    drew; where they had got to died with the node."""
+    seen = {j["job"] for f in finals for j in f["jobs"]}
+    seen.update(i for f in finals if f["role"] == "workstation" for i in f["stats"]["not_arrived"])
+    rows = []
+    for state in (s for bp in blueprints for s in bp.get("arrivals", ())):
+        if state["id"] not in seen:
+            job = Job(**state)
+            job.state = "lost"
+            rows.append(job.record())
+    return rows
+
+
+def assemble(finals: list[dict], scenario: dict, end: float, extra: dict, lost: list[dict] = ()) -> dict:
+    """Merge participants' finals (and the rows of `lost` jobs) into one result (jobs, samples, events,
+    summary). After a loss the work and Little checks cannot balance (the dead node's counters died with
+    it), so they are reported as null."""
+    speeds = {i: spec["speed"] for i, spec in enumerate(node_specs(scenario))}
+    jobs = sorted([j for f in finals for j in f["jobs"]] + list(lost), key=lambda j: j["job"])
     for j in jobs:
         j["slowdown"] = j["response"] / (j["work"] / speeds[j["home"]]) if j["state"] == "done" else float("nan")
     samples = sorted((s for f in finals for s in f["samples"]), key=lambda s: (s["time"], s["node"]))
@@ -48,8 +66,9 @@ def assemble(finals: list[dict], scenario: dict, end: float, extra: dict) -> dic
     stragglers = sum(len(v) for k, v in late.items() if k in JOB_KINDS)
     summary = {
         "scenario": scenario["name"], "file": scenario["file"], "seed": scenario["seed"],
+        "end": end,                                          # the virtual time the run stopped at
         "metrics": metrics(jobs, samples, stats, end, scenario),
-        "checks": checks(jobs, stats, end),
+        "checks": checks(jobs, stats, end, complete=not lost),
         "fidelity": {"stragglers": stragglers, "late_messages": len(lateness),
                      "late_by_kind": {k: len(v) for k, v in sorted(late.items())},
                      "lateness_p50": float(np.percentile(lateness, 50)) if lateness else 0.0,
@@ -75,7 +94,7 @@ def metrics(jobs, samples, stats, end, scenario) -> dict:
     busy = sum(s["busy"] - s["switching"] for s in stats)
     return {
         "jobs_submitted": len(jobs), "jobs_done": len(done), "states": states,
-        "jobs_not_arrived": int(sum(s["not_arrived"] for s in stats)),   # arrival after the run stopped
+        "jobs_not_arrived": sum(len(s["not_arrived"]) for s in stats),   # arrival after the run stopped
         "makespan": makespan,
         "mean_response": _mean([j["response"] for j in done]),
         "mean_slowdown": _mean([j["slowdown"] for j in done]),
@@ -97,13 +116,14 @@ def metrics(jobs, samples, stats, end, scenario) -> dict:
     }
 
 
-def checks(jobs, stats, end) -> dict:
+def checks(jobs, stats, end, complete: bool = True) -> dict:
     """Accounting that must balance on every run (the tests hold every scenario to these):
     - every job accounted: each submitted job appears once, in a known state;
     - time split: for each finished job, response == cpu + queue + page + io + net;
     - work conservation: ops delivered by the CPUs == work of finished jobs + work done on unfinished ones;
     - Little's law: the jobs present, integrated over time on the nodes, plus time on the wire, equals the
-      jobs' time in the system (L = lambda W, measured two independent ways)."""
+      jobs' time in the system (L = lambda W, measured two independent ways).
+    Work and Little need every node's counters: without them (`complete` false, a node was lost) they are null."""
     done = [j for j in jobs if j["state"] == "done"]
     split = max((abs(j["response"] - (j["cpu"] + j["queue"] + j["page"] + j["io"] + j["net"])) /
                  max(j["response"], 1e-12) for j in done), default=0.0)
@@ -116,8 +136,9 @@ def checks(jobs, stats, end) -> dict:
     return {
         "jobs_accounted": len({j["job"] for j in jobs}) == len(jobs),
         "time_split_error": split,
-        "work_conservation_error": abs(delivered - accounted) / max(accounted, 1e-12),
-        "little_error": abs(area + wire - in_system) / max(in_system, 1e-12) if not unfinished_net else None,
+        "work_conservation_error": abs(delivered - accounted) / max(accounted, 1e-12) if complete else None,
+        "little_error": abs(area + wire - in_system) / max(in_system, 1e-12)
+        if complete and not unfinished_net else None,
         "little_L": (area + wire) / end if end > 0 else 0.0,     # mean jobs in the system, nodes and wire
     }
 

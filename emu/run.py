@@ -15,7 +15,9 @@ from emu.kernel import Heap
 
 
 def run(scenario: dict, runtime: str | None = None, speed: float | None = None, address: str | None = None,
-        progress=None) -> dict:
+        progress=None, log=None) -> dict:
+    """Run `scenario`; `progress(vnow, finished, snapshots)` is called a few times a second, `log(line)` with
+    news worth a line (Ray startup)."""
     runtime = runtime or scenario["runtime"]
     speed = speed or scenario["speed"]
     bps = cluster.blueprints(scenario)
@@ -29,10 +31,10 @@ def run(scenario: dict, runtime: str | None = None, speed: float | None = None, 
         finals = [p.final() for p in parts.values()]
     else:
         from emu import ray_runtime
-        finals, end, info = ray_runtime.run(runtime, scenario, bps, total, speed, address, progress)
+        finals, end, info = ray_runtime.run(runtime, scenario, bps, total, speed, address, progress, log)
         extra.update(info)
     extra["wall_time"] = time.perf_counter() - wall
-    result = results.assemble(finals, scenario, end, extra)
+    result = results.assemble(finals, scenario, end, extra, results.lost_jobs(bps, finals))
     if runtime == "paced":
         result["summary"]["warnings"] = ray_runtime.paced_warnings(result["summary"])
     return result

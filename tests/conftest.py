@@ -36,6 +36,7 @@ def assert_balanced(result: dict) -> None:
         assert checks["little_error"] < 1e-9
     metrics = result["summary"]["metrics"]
     assert sum(metrics["states"].values()) == metrics["jobs_submitted"]
+    assert metrics["states"]["lost"] == 0
     assert metrics["jobs_submitted"] + metrics["jobs_not_arrived"] == sum(
         w["jobs"] for w in result["summary"]["config"]["workload"])
 
