@@ -5,6 +5,9 @@
     nowemu validate SCENARIO [--set key=value ...]
     nowemu list [DIR]
     nowemu bench [--quick] [--out docs/benchmarks.md]
+    nowemu sweep SCENARIO [--seeds N] [--set key=v1,v2,... ...] [--runtime inline|stepped|paced] [--address A]
+                          [--out DIR] [--parallel K]
+    nowemu report RESULTS... [--out DIR]
 
 A wrong argument or a bad scenario gives one line on stderr and exit status 2, never a traceback. A run that
 lost a participant (its Ray node died) still writes its results, says what was lost, and exits with 3.
@@ -25,6 +28,9 @@ EXAMPLES = {
     "validate": "example: nowemu validate scenarios/quickstart.toml",
     "list": "example: nowemu list scenarios",
     "bench": "example: nowemu bench --quick",
+    "sweep": "example: nowemu sweep scenarios/quickstart.toml --seeds 10 --set policy=local,random,cpu_threshold "
+             "--set cluster.nodes=8,16",
+    "report": "example: nowemu report results/sweep-quickstart-20250101-120000 --out plots",
 }
 
 
@@ -55,13 +61,29 @@ def build_parser() -> argparse.ArgumentParser:
     b = sub.add_parser("bench", help="measure speed and write docs/benchmarks.md", epilog=EXAMPLES["bench"])
     b.add_argument("--quick", action="store_true", help="smaller runs (a minute or two)")
     b.add_argument("--out", default="docs/benchmarks.md")
+    sw = sub.add_parser("sweep", help="run a scenario over parameter axes and seeds, one Ray task per run",
+                        epilog=EXAMPLES["sweep"])
+    sw.add_argument("scenario")
+    sw.add_argument("--seeds", type=int, help="seeds per combination: the scenario's seed, seed+1, ... "
+                    "(default: the scenario's seeds list)")
+    sw.add_argument("--set", action="append", default=[], metavar="KEY=V1,V2",
+                    help="override a field; a comma outside brackets and quotes makes an axis")
+    sw.add_argument("--runtime", choices=("inline", "stepped", "paced"), default="inline")
+    sw.add_argument("--address", help='join a Ray cluster ("auto" or "ray://host:port"); default: embedded Ray')
+    sw.add_argument("--out", help="sweep folder (default: results/sweep-NAME-TIME)")
+    sw.add_argument("--parallel", type=int, help="at most K runs at once (default: as many as Ray has CPUs)")
+    rp = sub.add_parser("report", help="compare results or sweep folders: tables and PNG plots",
+                        epilog=EXAMPLES["report"])
+    rp.add_argument("results", nargs="+", help="results folders or sweep folders")
+    rp.add_argument("--out", help="where tables and plots go (default: FIRST_RESULTS/report)")
     return p
 
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return {"run": cmd_run, "validate": cmd_validate, "list": cmd_list, "bench": cmd_bench}[args.command](args)
+        return {"run": cmd_run, "validate": cmd_validate, "list": cmd_list, "bench": cmd_bench,
+                "sweep": cmd_sweep, "report": cmd_report}[args.command](args)
     except (ScenarioError, MessageError) as exc:
         print(f"nowemu: error: {exc}", file=sys.stderr)
         return 2
@@ -161,3 +183,13 @@ def _print_summary(console, summary: dict, out: Path) -> None:
 def cmd_bench(args) -> int:
     from emu import bench
     return bench.main(quick=args.quick, out=Path(args.out))
+
+
+def cmd_sweep(args) -> int:
+    from emu import sweep
+    return sweep.main(args)
+
+
+def cmd_report(args) -> int:
+    from emu import report
+    return report.main(args)

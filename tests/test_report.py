@@ -1,0 +1,90 @@
+"""`nowemu report`: tables from results and sweep folders, plots when matplotlib is there, and a Gantt whose
+stays add up to each job's time in the system."""
+import csv
+import json
+import sys
+
+import pytest
+
+from emu import cli, report
+from tests.conftest import SCENARIOS
+
+QUICKSTART = str(SCENARIOS / "quickstart.toml")
+
+
+@pytest.fixture(scope="module")
+def folders(ray_local, tmp_path_factory):
+    """A sweep of two policies over two seeds, and the results folder of a plain run of the whole quickstart
+    (0.1 s inline, and it migrates jobs)."""
+    base = tmp_path_factory.mktemp("report")
+    assert cli.main(["sweep", QUICKSTART, "--seeds", "2", "--set", "policy=local,cpu_threshold",
+                     "--set", "workload.jobs=60", "--out", str(base / "sweep")]) == 0
+    assert cli.main(["run", QUICKSTART, "--runtime", "inline", "--no-view", "--out", str(base / "run")]) == 0
+    return base
+
+
+def rows(path):
+    with open(path, newline="") as fh:
+        return {row["group"]: row for row in csv.DictReader(fh)}
+
+
+def test_tables_have_a_row_per_sweep_group_and_per_run(folders, tmp_path, capsys):
+    capsys.readouterr()
+    assert cli.main(["report", str(folders / "sweep"), str(folders / "run"), "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    table = rows(tmp_path / "report.csv")
+    assert set(table) == {"sweep policy=local", "sweep policy=cpu_threshold", "run"}
+    assert table["sweep policy=local"]["n"] == "2" and table["sweep policy=local"]["seeds"] == "7 8"
+    plain = json.loads((folders / "run" / "summary.json").read_text())
+    assert table["run"]["n"] == "1" and table["run"]["mean_response_ci95"] == "nan"
+    assert float(table["run"]["mean_response"]) == pytest.approx(plain["metrics"]["mean_response"], rel=1e-12)
+    assert "sweep policy=cpu_threshold" in out and "runtime inline" in out
+    assert (tmp_path / "report.md").read_text().count("\n| ") == 4      # heading and three rows
+
+
+def test_pngs(folders, tmp_path):
+    pytest.importorskip("matplotlib")
+    assert cli.main(["report", str(folders / "sweep"), "--out", str(tmp_path)]) == 0
+    pngs = {p.name for p in tmp_path.glob("*.png")}
+    assert pngs == {"metrics.png", *(f"policy_{p}-{kind}.png" for p in ("local", "cpu_threshold")
+                                     for kind in ("cluster", "gantt"))}
+    for name in pngs:
+        assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_without_matplotlib_the_tables_print_and_one_line_says_how_to_get_plots(folders, tmp_path, capsys,
+                                                                                monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)       # makes `import matplotlib` fail
+    capsys.readouterr()
+    assert cli.main(["report", str(folders / "run"), "--out", str(tmp_path)]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if "plots skipped" in line]
+    assert len(lines) == 1 and 'pip install -e ".[plot]"' in lines[0]
+    assert (tmp_path / "report.csv").is_file() and not list(tmp_path.glob("*.png"))
+
+
+def test_gantt_stays_and_moves_fill_each_jobs_time_from_start_to_finish(folders):
+    run = folders / "run"
+    summary = json.loads((run / "summary.json").read_text())
+    stays, left_out = report.gantt(run, summary["end"])
+    jobs = {int(j["job"]): j for j in csv.DictReader(open(run / "jobs.csv"))}
+    costs = {}
+    for line in open(run / "events.jsonl"):
+        e = json.loads(line)
+        if e["event"] == "migrate":
+            costs[e["job"]] = costs.get(e["job"], 0.0) + e["cost"]
+    drawn = {}
+    for node, spans in stays.items():
+        for begin, length, job in spans:
+            assert str(node) in jobs[job]["nodes"].split() and length >= 0
+            drawn[job] = drawn.get(job, 0.0) + length
+    assert len(drawn) + left_out == sum(1 for j in jobs.values() if j["nodes"])
+    assert summary["metrics"]["migrations"] > 0          # the check below covers moves, not only stays
+    for job, total in drawn.items():
+        j = jobs[job]
+        assert total + costs.get(job, 0.0) == pytest.approx(float(j["finish"]) - float(j["start"]), abs=1e-9)
+
+
+def test_a_folder_that_is_not_results_is_one_line(tmp_path, capsys):
+    assert cli.main(["report", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and str(tmp_path) in err and "summary.json" in err

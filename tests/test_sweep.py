@@ -1,0 +1,113 @@
+"""`nowemu sweep`: axes and seeds, one folder per run, and a table whose means and intervals are those of
+the runs' own summaries."""
+import csv
+import json
+import math
+
+import numpy as np
+import pytest
+
+from emu import cli, sweep
+from tests.conftest import SCENARIOS
+
+QUICKSTART = str(SCENARIOS / "quickstart.toml")
+
+
+def read_rows(path):
+    with open(path, newline="") as fh:
+        return {row["group"]: row for row in csv.DictReader(fh)}
+
+
+def test_a_sweep_writes_every_run_and_the_means_of_their_summaries(ray_local, tmp_path, capsys):
+    out = tmp_path / "sweep"
+    status = cli.main(["sweep", QUICKSTART, "--seeds", "2", "--set", "policy=local,cpu_threshold",
+                       "--set", "workload.jobs=40", "--out", str(out)])
+    assert status == 0, capsys.readouterr().err
+    summaries = {(p, s): json.loads((out / f"{p}-s{s}" / "summary.json").read_text())
+                 for p in ("local", "cpu_threshold") for s in (7, 8)}
+    for (policy, seed), summary in summaries.items():
+        assert summary["seed"] == seed and summary["config"]["policy"]["name"] == policy
+        assert summary["runtime"] == "inline" and summary["checks"]["jobs_accounted"]
+    rows = read_rows(out / "sweep.csv")
+    assert set(rows) == {"policy=local", "policy=cpu_threshold"}
+    t1 = 12.706204736                 # Student's t, 97.5 % quantile, one degree of freedom (any t table)
+    for policy in ("local", "cpu_threshold"):
+        row = rows[f"policy={policy}"]
+        assert (row["policy"], row["n"], row["seeds"], row["failed"]) == (policy, "2", "7 8", "")
+        for m in sweep.METRICS:
+            values = [summaries[policy, s]["metrics"][m] for s in (7, 8)]
+            assert float(row[m]) == pytest.approx(sum(values) / 2, rel=1e-12)
+            assert float(row[f"{m}_ci95"]) == pytest.approx(t1 * np.std(values, ddof=1) / math.sqrt(2), rel=1e-6)
+        assert float(row["mean_response_ci95"]) > 0          # the seeds drew different workloads
+    manifest = json.loads((out / "sweep.json").read_text())
+    assert manifest["axes"] == {"policy": ["local", "cpu_threshold"]} and manifest["seeds"] == [7, 8]
+    assert (out / "sweep.md").read_text().count("| policy=") == 2
+    assert "policy=cpu_threshold" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("setting, field", [
+    ("polcy=local,random", "polcy"),                  # unknown field
+    ("policy=local,nosuch", "policy.name"),           # a bad value in the last place of an axis
+    ("cluster.nodes=4,", "cluster.nodes"),            # an empty value
+    ("seed=1,2", "seed"),                             # seeds come from --seeds
+    ("policy=local,local", "local"),                  # two runs in one folder
+])
+def test_a_bad_axis_is_one_line_before_anything_runs(setting, field, tmp_path, capsys):
+    out = tmp_path / "never"
+    assert cli.main(["sweep", QUICKSTART, "--set", setting, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and err.startswith("nowemu: error: ") and field in err
+    assert not out.exists()
+
+
+def test_commas_inside_brackets_braces_and_quotes_do_not_make_an_axis():
+    assert sweep.split_values("local, random ,cpu_threshold") == ["local", "random", "cpu_threshold"]
+    assert sweep.split_values("[1,2]") == ["[1,2]"]
+    assert sweep.split_values('"a, b",c') == ['"a, b"', "c"]
+    assert sweep.split_values('{x = 1, y = "q\\",r"},{x = 2}') == ['{x = 1, y = "q\\",r"}', "{x = 2}"]
+
+
+def test_seeds_default_to_the_scenarios_list_and_values_reach_the_scenario():
+    axes, runs = sweep.plan(QUICKSTART, ["cluster.nodes=4,8", "seeds=[3,5]"], None, "inline")
+    assert axes == {"cluster.nodes": ["4", "8"]}
+    assert [(r["dir"], r["config"]["cluster"]["nodes"], r["config"]["seed"]) for r in runs] == [
+        ("4-s3", 4, 3), ("4-s5", 4, 5), ("8-s3", 8, 3), ("8-s5", 8, 5)]
+    _, runs = sweep.plan(QUICKSTART, ["seed=20"], 3, "inline")
+    assert [r["dir"] for r in runs] == ["s20", "s21", "s22"]
+
+
+def test_a_run_that_raises_is_a_failed_row_with_one_line(monkeypatch, tmp_path):
+    _, runs = sweep.plan(QUICKSTART, ["workload.jobs=20"], 3, "inline")
+    real = sweep.run
+
+    def flaky(config, runtime):
+        if config["seed"] == 8:
+            raise RuntimeError("disk on fire\nsecond line of the story")
+        return real(config, runtime)
+    monkeypatch.setattr(sweep, "run", flaky)
+    for r in runs:
+        r.update(sweep.run_one(r["config"], "inline", str(tmp_path / r["dir"])))
+    [row] = sweep.summarize(runs)
+    assert row["n"] == 2 and row["failed"] == "s8: RuntimeError: disk on fire"
+    ok = [r["metrics"]["mean_response"] for r in runs if r["seed"] != 8]
+    assert row["mean_response"] == pytest.approx(np.mean(ok))
+
+
+def test_student_t_quantiles():
+    # two-sided 95 % critical values from any t table
+    for df, t in ((1, 12.706), (2, 4.303), (4, 2.776), (9, 2.262), (30, 2.042)):
+        assert sweep.t_quantile(0.95, df) == pytest.approx(t, abs=1e-3)
+
+
+@pytest.mark.parametrize("option", ["--seeds", "--parallel"])
+def test_a_bad_count_is_one_line(option, capsys):
+    assert cli.main(["sweep", QUICKSTART, option, "0"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and option in err
+
+
+@pytest.mark.parametrize("command", ["sweep", "report"])
+def test_help_has_an_example(command, capsys):
+    with pytest.raises(SystemExit) as exit:
+        cli.main([command, "--help"])
+    assert exit.value.code == 0 and "example: nowemu " + command in capsys.readouterr().out
