@@ -80,6 +80,13 @@ class Participant:
     def log(self, kind: str, **fields) -> None:
         self.events.append({"time": self.q.now, "event": kind, "node": self.id, **fields})
 
+    def snapshot(self, recent: int = 8) -> dict:
+        """What the live view shows (see `emu.view` for every key). Read without changing anything, so that a
+        run watched is the run unwatched; small, as paced actors post it over Ray several times a second: the
+        count of events and only the last `recent`, late messages as a count per kind."""
+        return {"node": self.id, "now": self.q.now, "events": len(self.events), "recent": self.events[-recent:],
+                "late": {kind: len(v) for kind, v in self.lateness.items()}}
+
     def in_transit(self) -> list[Job]:
         """Jobs in messages received but not yet due (they are still on the wire)."""
         return [parsed for _, fn, (env, parsed) in
@@ -113,7 +120,7 @@ class Collector(Participant):
         self.q.at(self.q.now + self.period, self._broadcast)
 
     def snapshot(self) -> dict:
-        return {"node": self.id, "role": "collector", "now": self.q.now, "reports": len(self.reports)}
+        return {**super().snapshot(), "role": "collector", "reports": len(self.reports)}
 
     def final(self) -> dict:
         return {"node": self.id, "role": "collector", "jobs": [], "samples": [], "events": self.events,

@@ -108,7 +108,8 @@ class ParticipantActor:
         while self.running:
             if time.time() - posted >= POST_EVERY:
                 posted = time.time()
-                board.post.remote(p.id, p.snapshot())
+                board.post.remote(p.id, {**p.snapshot(),
+                                         "wake_p99": (sorted(self.wake_lateness[-500:])[-5:] or [0.0])[0]})
             now = (time.time() - epoch) * speed
             for envs in self.inbox:
                 p.deliver(envs)
@@ -145,6 +146,7 @@ class ParticipantActor:
         # everything sent has landed before we report (a send to a peer that died is lost with it)
         await asyncio.gather(*self.sends, return_exceptions=True)
         self.sends = []
-        await board.post.remote(p.id, p.snapshot())
+        await board.post.remote(p.id, {**p.snapshot(),
+                                       "wake_p99": (sorted(self.wake_lateness[-500:])[-5:] or [0.0])[0]})
         return p.now
 

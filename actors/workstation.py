@@ -277,8 +277,13 @@ class Workstation(Participant):
 
     # -- views -----------------------------------------------------------------------------------------------
     def snapshot(self) -> dict:
-        return {**self.load(), "role": "workstation", "finished": len(self.finished), "faults": self.faults,
-                "disk_queue": self.disk.waiting}
+        """Counts as of now; CPU utilization and fault rate over the last load-report period, as reading them
+        now would settle the CPU, and its rounding would make a watched run differ from an unwatched one."""
+        rates = self.samples[-1] if self.samples else {"cpu_util": 0.0, "fault_rate": 0.0}
+        return {**super().snapshot(), "role": "workstation", "jobs": len(self.jobs), "ready": self.cpu.queue_length(),
+                "pending": len(self.pending), "memory": self.pager.user_memory, "demand": self.pager.demand,
+                "cpu_util": rates["cpu_util"], "fault_rate": rates["fault_rate"], "disk_queue": self.disk.waiting,
+                "finished": len(self.finished)}
 
     def final(self) -> dict:
         self._count()

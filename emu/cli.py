@@ -139,12 +139,13 @@ def cmd_run(args) -> int:
     total = sum(w["jobs"] for w in s["workload"])
     console.print(f"[bold]{s['name']}[/]: {s['description']}  ({runtime}"
                   f"{f', speed {speed:g}' if runtime == 'paced' else ''}, seed {s['seed']})")
-    if view:
-        from emu.view import LiveView
-        with LiveView(console, total, runtime, speed, s["name"]) as live:
-            result = run(s, runtime, speed, args.address, live, log=console.print)
-    else:
-        result = run(s, runtime, speed, args.address, log=console.print)
+    from contextlib import nullcontext
+
+    from emu.view import LiveView
+    shown = view or console.is_terminal     # --no-view in a terminal still shows the clock and the jobs bar
+    with (LiveView(console, total, runtime, speed, s["name"], s["stop"]["time"], nodes=view) if shown
+          else nullcontext()) as live:
+        result = run(s, runtime, speed, args.address, live, log=console.print)
     results.write(result, out)
     _print_summary(console, result["summary"], out)
     return 3 if "lost" in result["summary"] else 0
