@@ -100,6 +100,11 @@ class ParticipantActor:
         if self.wake is not None:
             self.wake.set()
 
+    def _posted(self) -> dict:
+        """The snapshot posted to the board, with this actor's recent wake lateness p99 (the 5th largest of its
+        last 500 wake-ups)."""
+        return {**self.p.snapshot(), "wake_p99": (sorted(self.wake_lateness[-500:])[-5:] or [0.0])[0]}
+
     async def run_paced(self, epoch: float, speed: float, stop_time: float, board) -> float:
         self.wake = asyncio.Event()
         self.running = True
@@ -108,8 +113,7 @@ class ParticipantActor:
         while self.running:
             if time.time() - posted >= POST_EVERY:
                 posted = time.time()
-                board.post.remote(p.id, {**p.snapshot(),
-                                         "wake_p99": (sorted(self.wake_lateness[-500:])[-5:] or [0.0])[0]})
+                board.post.remote(p.id, self._posted())
             now = (time.time() - epoch) * speed
             for envs in self.inbox:
                 p.deliver(envs)
@@ -146,7 +150,6 @@ class ParticipantActor:
         # everything sent has landed before we report (a send to a peer that died is lost with it)
         await asyncio.gather(*self.sends, return_exceptions=True)
         self.sends = []
-        await board.post.remote(p.id, {**p.snapshot(),
-                                       "wake_p99": (sorted(self.wake_lateness[-500:])[-5:] or [0.0])[0]})
+        await board.post.remote(p.id, self._posted())
         return p.now
 

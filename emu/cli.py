@@ -52,7 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--out", help="results folder (default: results/NAME-RUNTIME-sSEED-TIME)")
     r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a scenario field")
     r.add_argument("--view", action=argparse.BooleanOptionalAction, default=None,
-                   help="live terminal view (default: on when stdout is a terminal)")
+                   help="live terminal view: clock, fidelity, jobs, every workstation, recent events (default: on "
+                        "when stdout is a terminal; --no-view in a terminal keeps only the clock and the jobs bar)")
     v = sub.add_parser("validate", help="check a scenario without running it", epilog=EXAMPLES["validate"])
     v.add_argument("scenario")
     v.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")

@@ -19,6 +19,7 @@ import time
 
 import numpy as np
 
+FAITHFUL_WAKE_MS = 5.0      # p99 wake lateness (wall ms) beyond which a paced run is not faithful (the issue's bar)
 LOCAL_INIT = dict(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR",
                   object_store_memory=128 * 2**20)
 
@@ -164,13 +165,13 @@ def _run_paced(ray, actors: dict, scenario: dict, total: int, speed: float, prog
 
 def paced_warnings(summary: dict) -> list[str]:
     """Say when a paced run was too fast to be faithful: a job message arrived after its deliver_at
-    (a straggler), or actors woke more than 5 ms of wall time late at the 99th percentile."""
+    (a straggler), or actors woke more than FAITHFUL_WAKE_MS of wall time late at the 99th percentile."""
     paced, fid = summary["paced"], summary["fidelity"]
     out = []
     if fid["stragglers"]:
         out.append(f"{fid['stragglers']} job-carrying messages arrived after their deliver_at (stragglers): "
                    f"speed {paced['speed']:g} is too high for this scenario to be faithful; lower --speed")
-    if paced["wake_lateness_ms_p99"] > 5.0:
+    if paced["wake_lateness_ms_p99"] > FAITHFUL_WAKE_MS:
         out.append(f"p99 wake lateness {paced['wake_lateness_ms_p99']:.1f} ms of wall time (over 5 ms): the "
                    f"actors cannot keep up with speed {paced['speed']:g}")
     return out

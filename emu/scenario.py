@@ -18,6 +18,10 @@ from pathlib import Path
 from emu import units
 
 
+SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"    # the scenarios shipped with nowemu
+QUICKSTART = SCENARIOS / "quickstart.toml"
+
+
 class ScenarioError(ValueError):
     """A scenario that cannot run: one line with the file, the field and what was expected."""
 

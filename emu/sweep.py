@@ -46,7 +46,7 @@ import numpy as np
 
 from emu import results, scenario
 from emu.run import run
-from emu.scenario import ScenarioError
+from emu.scenario import QUICKSTART, ScenarioError
 
 # The main metrics (keys of summary.json's "metrics"), each with how the tables show it: its heading and the
 # unit its values are divided by (the CSV keeps SI).
@@ -54,7 +54,6 @@ SHOWN = {"mean_response": ("response (s)", 1), "mean_slowdown": ("slowdown", 1),
          "throughput": ("jobs/s", 1), "cpu_utilization": ("CPU util.", 1), "mean_idle_memory": ("idle (GiB)", 2**30),
          "migrations": ("migrations", 1), "page_faults": ("page faults", 1)}
 METRICS = tuple(SHOWN)
-QUICKSTART = Path(__file__).resolve().parent.parent / "scenarios" / "quickstart.toml"
 
 
 # -- the plan ----------------------------------------------------------------------------------------------------

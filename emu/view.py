@@ -43,24 +43,23 @@ from __future__ import annotations
 
 import io
 import time
-from pathlib import Path
 
 from rich.console import Console
 from rich.live import Live
 from rich.text import Text
 
+from emu.ray_runtime import FAITHFUL_WAKE_MS
 from emu.results import JOB_KINDS
+from emu.scenario import QUICKSTART
 
 MB, GB = 2**20, 2**30
 FPS = 4.0
 BUDGET = 0.02                 # the share of the wall time the view may spend drawing
 FEED = 6                      # events shown (each participant's snapshot carries its last 8)
-WAKE_OK = 5e-3                # wall seconds: beyond this p99 the paced run is not faithful (ray_runtime warns)
 GAUGE = "·▁▂▃▄▅▆▇█"
 FLAGS = {"owner_active": "owner", "reserved": "reserved", "lingering": "lingering"}
 KIND_STYLE = {"migrate": "cyan", "remote_exec": "bright_blue", "refused": "yellow", "over_swap": "red"}
 UNITS = {"bytes": (MB, " MB"), "demand": (MB, " MB"), "cost": (1.0, " s")}    # how event fields read
-QUICKSTART = Path(__file__).resolve().parent.parent / "scenarios" / "quickstart.toml"
 
 
 def _mem_style(fraction: float) -> str:
@@ -146,7 +145,7 @@ class Dashboard:
         late = [(kind, n) for s in self.snapshots for kind, n in s.get("late", {}).items()]
         stragglers = sum(n for kind, n in late if kind in JOB_KINDS)
         return [Text.assemble(("fidelity  ", "bold"), "wake p99 ",
-                              (f"{max(wakes) * 1e3:.2f} ms", "green" if max(wakes) <= WAKE_OK else "red"),
+                              (f"{max(wakes) * 1e3:.2f} ms", "green" if max(wakes) * 1e3 <= FAITHFUL_WAKE_MS else "red"),
                               " (worst actor) · stragglers ", (str(stragglers), "red" if stragglers else "green"),
                               f" · late load messages {sum(n for _, n in late) - stragglers}")]
 

@@ -33,7 +33,7 @@ def test_validate_and_list():
 
 
 def test_every_command_has_help_with_an_example():
-    for cmd in ("run", "validate", "list", "bench"):
+    for cmd in ("run", "validate", "list", "bench", "sweep", "report"):
         p = nowemu(cmd, "--help")
         assert p.returncode == 0 and "example:" in p.stdout
 
