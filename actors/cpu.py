@@ -37,6 +37,8 @@ class FluidCPU:
         self.ready: list[Job] = []
         self.active: list[Job] = []     # the ready jobs of the top class, which share the CPU
         self.share = 0.0                # each active job's share of the CPU
+        self.capacity = 1.0             # the fraction of the CPU left to jobs while they are ready ...
+        self.overhead = 0.0             # ... and the owner's context switches (actors.owner, fluid mode)
         self.timer = Timer(queue, self._stop_due)
         self.last = 0.0
         self.busy = self.work = self.switching = 0.0   # seconds busy, ops delivered, seconds switching
@@ -59,6 +61,13 @@ class FluidCPU:
         self.settle()
         self._plan()
 
+    def set_owner(self, capacity: float, overhead: float) -> None:
+        """A workstation owner now leaves `capacity` of the CPU to jobs and takes `overhead` in switching."""
+        self.settle()
+        self.capacity, self.overhead = capacity, overhead
+        self._regroup()
+        self._plan()
+
     def queue_length(self) -> int:
         return len(self.ready)
 
@@ -73,7 +82,7 @@ class FluidCPU:
             return
         top = min(j.priority for j in self.ready)
         self.active = [j for j in self.ready if j.priority == top]
-        eff = self.efficiency if len(self.ready) > 1 else 1.0
+        eff = (self.efficiency if len(self.ready) > 1 else 1.0) * self.capacity
         self.share = eff / len(self.active)
         for j in self.ready:
             j.state = "running" if j.priority == top else "ready"
@@ -94,15 +103,15 @@ class FluidCPU:
             j.cpu += ran
             j.queue -= ran
         eff = share * len(self.active)
-        self.busy += dt
+        self.busy += dt                 # the owner's own share of it is busy, neither work nor switching
         self.work += dt * eff * self.speed
-        self.switching += dt * (1 - eff)
+        self.switching += dt * (self.capacity - eff + self.overhead)
 
     def _plan(self) -> None:
-        if not self.ready:
+        rate = self.share * self.speed
+        if not self.ready or rate <= 0:             # an owner may take the whole CPU for a while
             self.timer.cancel()
             return
-        rate = self.share * self.speed
         self.timer.arm(self.q.now + min(j.stop_at - j.done for j in self.active) / rate)
 
     def _stop_due(self) -> None:

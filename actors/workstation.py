@@ -17,6 +17,7 @@ from actors.cpu import FluidCPU, QuantumCPU
 from actors.disk import Disk
 from actors.job import Job
 from actors.memory import Pager
+from actors.owner import BurstTable, Owner
 from actors.participant import Participant
 
 INF = float("inf")
@@ -24,7 +25,7 @@ INF = float("inf")
 
 class Workstation(Participant):
     def __init__(self, node_id: int, spec: dict, policy, seed: int, peers: int, collector: int | None,
-                 arrivals=(), insertion=None, heap=None):
+                 arrivals=(), insertion=None, heap=None, owner: dict | None = None):
         net, disk, cpu, mem = spec["network"], spec["disk"], spec["cpu"], spec["memory"]
         super().__init__(node_id, peers, net["bandwidth"], net["latency"], heap)
         self.spec, self.policy, self.collector = spec, policy, collector
@@ -46,6 +47,9 @@ class Workstation(Participant):
         self.faults = self.io_misses = 0
         self._fault_rate = 0.0          # the per-op fault rate last applied to the resident jobs
         self._last = {"time": 0.0, "busy": 0.0, "faults": 0, "disk": 0.0}
+        self.owner = None if owner is None else Owner(
+            self, owner["utilization"], owner["nonidle"], owner["period"], BurstTable(owner["bursts"]),
+            cpu["context_switch"], random.Random(owner["seed"]), fine=cpu["mode"] == "quantum")
         for job in arrivals:
             self.q.at(job.arrival, self._arrive, job)
         self.q.at(0.0, self._report)
@@ -166,6 +170,9 @@ class Workstation(Participant):
 
     def _on_stop(self, job: Job) -> bool:
         """The CPU brought `job` to its stop; True if it goes on running."""
+        if job.id < 0:                  # the owner's processes (fine mode) end a run burst
+            self.owner.run_burst_over()
+            return False
         if job.done >= job.work:
             self._finish(job)
             return False
@@ -253,6 +260,10 @@ class Workstation(Participant):
                 self._ship(job, env.sender, "job_return", job.demand() if job.start >= 0 else 0.0,
                            reason="refused")
 
+    def owner_changed(self, nonidle: bool) -> None:
+        """The owner came back (the node turned nonidle) or left (idle, by the recruitment threshold)."""
+        self.log("nonidle" if nonidle else "idle")
+
     def _view_refreshed(self) -> None:
         self._retry_pending()
         for job, dest in self.policy.migrations(self):
@@ -283,7 +294,7 @@ class Workstation(Participant):
         return {**super().snapshot(), "role": "workstation", "jobs": len(self.jobs), "ready": self.cpu.queue_length(),
                 "pending": len(self.pending), "memory": self.pager.user_memory, "demand": self.pager.demand,
                 "cpu_util": rates["cpu_util"], "fault_rate": rates["fault_rate"], "disk_queue": self.disk.waiting,
-                "finished": len(self.finished)}
+                "finished": len(self.finished), **({} if self.owner is None else {"owner_active": self.owner.nonidle})}
 
     def final(self) -> dict:
         self._count()
@@ -292,9 +303,13 @@ class Workstation(Participant):
         for job in in_transit:
             job.state = "in_transit"
         jobs = self.finished + list(self.jobs.values()) + self.pending + in_transit
+        owner = None if self.owner is None else self.owner.stats()
+        owner_work = self.owner.process.done if self.owner is not None and self.owner.fine else 0.0
         return {"node": self.id, "role": "workstation", "jobs": [j.record() for j in jobs],
                 "samples": self.samples, "events": self.events,
-                "stats": {"busy": self.cpu.busy_time(), "work": self.cpu.work, "switching": self.cpu.switching,
+                "stats": {"busy": self.cpu.busy_time() + (owner["solo"] if owner else 0.0),
+                          "work": self.cpu.work - owner_work,
+                          "switching": self.cpu.switching, "owner": owner,
                           "area": self.area, "faults": self.faults, "io_misses": self.io_misses,
                           "disk_busy": self.disk.busy, "bytes_sent": self.nic.bytes_sent,
                           "messages": self.nic.messages, "lateness": self.lateness, "speed": self.speed,

@@ -8,6 +8,7 @@ import numpy as np
 import policies
 from actors.participant import Collector
 from actors.workstation import Workstation
+from emu.owners import owners
 from emu.scenario import node_specs
 from emu.workload import generate
 
@@ -21,6 +22,7 @@ def blueprints(scenario: dict) -> list[dict]:
     specs = node_specs(scenario)
     n = len(specs)
     jobs = generate(scenario, n)
+    owner = owners(scenario, n)
     by_home = [[] for _ in range(n)]
     for job in jobs:
         by_home[job.home].append(job.to_state())
@@ -28,7 +30,7 @@ def blueprints(scenario: dict) -> list[dict]:
     collector = n if exchange == "collector" else None
     out = [{"role": "workstation", "id": i, "spec": specs[i], "policy": scenario["policy"],
             "insertion": scenario["cpu"]["insertion"], "seed": node_seed(scenario["seed"], i), "peers": n,
-            "collector": collector, "arrivals": by_home[i]} for i in range(n)]
+            "collector": collector, "arrivals": by_home[i], "owner": owner[i]} for i in range(n)]
     if collector is not None:
         out.append({"role": "collector", "id": n, "peers": n, "period": scenario["load_index"]["period"],
                     "network": scenario["network"]})
@@ -45,7 +47,7 @@ def make(bp: dict, heap=None):
     policy = policies.load(bp["policy"]["name"])(**params)
     insertion = policies.load(bp["insertion"], "INSERTION")() if bp["insertion"] else None
     return Workstation(bp["id"], bp["spec"], policy, bp["seed"], bp["peers"], bp["collector"],
-                       [Job(**s) for s in bp["arrivals"]], insertion, heap)
+                       [Job(**s) for s in bp["arrivals"]], insertion, heap, bp["owner"])
 
 
 def lookahead(scenario: dict) -> float:

@@ -113,7 +113,27 @@ def metrics(jobs, samples, stats, end, scenario) -> dict:
         "migrations": int(sum(j["migrations"] for j in jobs)),
         "remote_executions": int(sum(j["remote_execs"] for j in jobs)),
         "bytes_sent": float(sum(s["bytes_sent"] for s in stats)),
+        **owner_metrics(jobs, stats, horizon),
     }
+
+
+def owner_metrics(jobs, stats, horizon) -> dict:
+    """Paper 004's node-level figures, over the workstations that have an owner (none: no keys):
+    - owner_ldr: the owners' delay by foreign jobs over their CPU time (LDR, a ratio of sums: spec 004 A11);
+    - fcsr: foreign CPU time over the owners' idle time (the time neither running nor waiting); it is the
+      paper's FCSR where a foreign job is always ready on every such node (Fig. 7);
+    - owner_utilization, nonidle_fraction: means over those nodes and the run;
+    - foreign_cpu_rate: foreign CPU-seconds per second, cluster-wide (Table 1's throughput, in processors)."""
+    owners = [s["owner"] for s in stats if s.get("owner")]
+    if not owners or horizon <= 0:
+        return {}
+    cpu, delay = sum(o["cpu"] for o in owners), sum(o["delay"] for o in owners)
+    foreign = sum(j["cpu"] for j in jobs if j["class"] == "foreign")
+    idle = len(owners) * horizon - cpu - delay
+    return {"owner_ldr": delay / cpu if cpu > 0 else 0.0, "fcsr": foreign / idle if idle > 0 else 0.0,
+            "owner_utilization": cpu / (len(owners) * horizon),
+            "nonidle_fraction": sum(o["nonidle_time"] for o in owners) / (len(owners) * horizon),
+            "foreign_cpu_rate": foreign / horizon}
 
 
 def checks(jobs, stats, end, complete: bool = True) -> dict:

@@ -119,6 +119,26 @@ SCHEMA = {
         "exchange": F("str", "collector", choices=("collector", "gossip")),
         "fanout": F("int", 3, minimum=1),
     }),
+    "owner": F("table", schema={          # owners' activity (paper 004); see emu/owners.py
+        "activity": F("str", "none", choices=("none", "constant", "synthetic", "trace")),
+        "sample": F("time", "2 s", positive=True),
+        "bursts": F("str", None),
+        "idle_cpu": F("number", 0.1, minimum=0),
+        "keyboard_idle": F("time", "60 s", minimum=0),
+        "utilization": F("number", 0.0, minimum=0),
+        "nonidle": F("bool", True),
+        "nodes": F("int", None, minimum=0),
+        "trace": F("str", None),
+        "span": F("time", "4 h", positive=True),
+        "nonidle_fraction": F("number", 0.46, positive=True),
+        "nonidle_median": F("time", "4 min", positive=True),
+        "episode_sigma": F("number", 1.5, positive=True),
+        "low_share": F("number", 0.76, minimum=0),
+        "high_share": F("number", 0.084, minimum=0),
+        "idle_utilization": F("number", 0.02, minimum=0),
+        "segment": F("time", "20 s", positive=True),
+        "keyboard_active": F("number", 0.5, minimum=0),
+    }),
     "policy": F("table", None, required=True),
     "workload": F("list", required=True, schema=WORKLOAD),
     "stop": F("table", schema={
@@ -239,6 +259,33 @@ def _check_workload(path: str, base: Path, i: int, w: dict) -> None:
         raise ScenarioError(f"{where}io.read_fraction': expected a fraction from 0 to 1")
 
 
+def _check_owner(path: str, base: Path, o: dict) -> None:
+    for name in ("utilization", "idle_cpu", "idle_utilization", "keyboard_active", "low_share", "high_share",
+                 "nonidle_fraction"):
+        if o[name] > 1:
+            raise ScenarioError(f"{path}: field 'owner.{name}': expected a fraction from 0 to 1, got {o[name]}")
+    if o["low_share"] + o["high_share"] > 1:
+        raise ScenarioError(f"{path}: field 'owner.high_share': expected low_share + high_share <= 1")
+    if o["nonidle_fraction"] >= 1:
+        raise ScenarioError(f"{path}: field 'owner.nonidle_fraction': expected less than 1")
+    if o["activity"] == "none":
+        return
+    if o["activity"] == "trace" and o["trace"] is None:
+        raise ScenarioError(f"{path}: field 'owner.trace': missing (needed by activity = 'trace')")
+    for name in ("bursts", "trace"):
+        if o[name] is not None:
+            file = (base / o[name]).resolve()
+            if not file.is_file():
+                raise ScenarioError(f"{path}: field 'owner.{name}': cannot read file {str(file)!r}")
+            o[name] = str(file)
+    if o["bursts"] is None:
+        o["bursts"] = str(SCENARIOS / "data" / "bursts.csv")
+    from emu.owners import read_activity, read_bursts      # the data files are checked before anything starts
+    read_bursts(o["bursts"])
+    if o["activity"] == "trace":
+        read_activity(o["trace"])
+
+
 def load(source, overrides: list[str] = ()) -> dict:
     """Read, override (`key.path=value`) and check a scenario file; return the normalized scenario."""
     path = str(source)
@@ -272,6 +319,7 @@ def load(source, overrides: list[str] = ()) -> dict:
         raise ScenarioError(f"{path}: field 'seeds': expected a list of non-negative whole numbers")
     for i, w in enumerate(scenario["workload"]):
         _check_workload(path, Path(path).parent, i, w)
+    _check_owner(path, Path(path).parent, scenario["owner"])
     scenario["file"] = path
     return scenario
 

@@ -1,0 +1,216 @@
+"""Owners' activity for every workstation (paper 004's two-level local workload; spec 004 §2, §10.2), drawn
+from the scenario seed before the run starts, like the jobs. The model side is `actors.owner`.
+
+`[owner] activity` is one of:
+
+- `none`: no owner (every other paper's scenarios).
+- `constant`: the first `nodes` workstations (default: all) have an owner at a fixed `utilization`, nonidle
+  (or idle, `nonidle = false`) the whole run; the rest have none. The node-level and parallel experiments
+  (Figs. 7, 11-13) vary exactly this.
+- `synthetic`: a coarse trace per node, calibrated to the Berkeley trace's published shares (see
+  `synthetic`), since the trace itself cannot be had.
+- `trace`: a real coarse trace (see `read_activity`), one machine per node at a random offset (spec §2.6).
+
+The coarse samples become `(utilization, nonidle)` pairs every `sample` (2 s). A node is *idle* by the
+paper's recruitment threshold: CPU under `idle_cpu` (10 %) and no keyboard activity for `keyboard_idle`
+(60 s); a trace may give that flag itself (column `idle`). The fine level's burst table is a data file
+(`bursts`, default `scenarios/data/bursts.csv`; see its header for where its values come from).
+"""
+from __future__ import annotations
+
+import csv
+import math
+
+import numpy as np
+
+from emu.scenario import SCENARIOS, ScenarioError
+
+BURSTS = SCENARIOS / "data" / "bursts.csv"
+BURST_COLUMNS = ("utilization", "run_mean", "run_var", "idle_mean", "idle_var")
+ACTIVITY_COLUMNS = ("machine", "cpu", "keyboard")
+
+
+def read_csv(path: str, columns: tuple, optional: tuple = ()) -> list[dict]:
+    """A numeric CSV file (lines starting with # are comments): rows of floats by column name, each with its
+    line number under "line". One-line errors name the file, the line and the column."""
+    try:
+        with open(path, newline="") as fh:
+            lines = [(i, text) for i, text in enumerate(fh, start=1) if text.strip() and not text.startswith("#")]
+    except OSError as exc:
+        raise ScenarioError(f"{path}: cannot read the file ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise ScenarioError(f"{path}: not a UTF-8 text file") from None
+    if not lines:
+        raise ScenarioError(f"{path}: the file is empty")
+    first, header_text = lines[0]
+    header = [h.strip() for h in next(csv.reader([header_text]))]
+    for col in columns:
+        if col not in header:
+            raise ScenarioError(f"{path}: line {first}: missing column '{col}' (found: {', '.join(header)})")
+    unknown = [h for h in header if h not in columns + optional]
+    if unknown:
+        raise ScenarioError(f"{path}: line {first}: unknown column '{unknown[0]}'; expected "
+                            f"{', '.join(columns + optional)}")
+    rows = []
+    for line, text in lines[1:]:
+        cells = next(csv.reader([text]))
+        if len(cells) != len(header):
+            raise ScenarioError(f"{path}: line {line}: expected {len(header)} columns, got {len(cells)}")
+        row = {"line": line}
+        for col, cell in zip(header, cells):
+            try:
+                row[col] = float(cell)
+            except ValueError:
+                raise ScenarioError(f"{path}: line {line}: column '{col}': expected a number, got {cell!r}") from None
+            if not math.isfinite(row[col]):
+                raise ScenarioError(f"{path}: line {line}: column '{col}': expected a finite number, got {cell!r}")
+        rows.append(row)
+    if not rows:
+        raise ScenarioError(f"{path}: no rows after the header")
+    return rows
+
+
+def read_bursts(path: str) -> list[list[float]]:
+    """The fine-grained burst table: per utilization level (strictly between 0 and 1), the mean and variance of
+    run and idle bursts, in seconds and s^2 (Fig. 4's four curves)."""
+    table = []
+    for row in read_csv(path, BURST_COLUMNS):
+        u = row["utilization"]
+        if not 0 < u < 1:
+            raise ScenarioError(f"{path}: line {row['line']}: column 'utilization': expected a level strictly "
+                                f"between 0 and 1, got {u}")
+        for col in BURST_COLUMNS[1:]:
+            if row[col] <= 0:
+                raise ScenarioError(f"{path}: line {row['line']}: column '{col}': expected a positive value")
+        table.append([row[c] for c in BURST_COLUMNS])
+    if len({r[0] for r in table}) != len(table):
+        raise ScenarioError(f"{path}: column 'utilization': each level must appear once")
+    return table
+
+
+def read_activity(path: str) -> tuple[dict[int, tuple[list, list]], bool]:
+    """A coarse owner-activity trace: a CSV file with columns `machine` (a number), `cpu` (utilization, 0 to 1)
+    and `keyboard` (1 if the keyboard or mouse was used in the sample, else 0), and optionally `idle` (1 if
+    the machine was idle, 0 if not; without it the recruitment threshold decides). One row per sample
+    period, each machine's rows in time order. Returns (machine -> (cpu samples, keyboard samples, or
+    nonidle flags when the trace has `idle`), whether it has)."""
+    machines: dict[int, tuple[list, list]] = {}
+    rows = read_csv(path, ACTIVITY_COLUMNS, ("idle",))
+    has_idle = "idle" in rows[0]
+    for row in rows:
+        if not 0 <= row["cpu"] <= 1:
+            raise ScenarioError(f"{path}: line {row['line']}: column 'cpu': expected a utilization from 0 to 1")
+        for col in ("keyboard", "idle") if has_idle else ("keyboard",):
+            if row[col] not in (0, 1):
+                raise ScenarioError(f"{path}: line {row['line']}: column '{col}': expected 0 or 1")
+        cpu, flag = machines.setdefault(int(row["machine"]), ([], []))
+        cpu.append(row["cpu"])
+        flag.append(1 - int(row["idle"]) if has_idle else int(row["keyboard"]))
+    return machines, has_idle
+
+
+def nonidle_flags(cpu, keyboard, period: float, idle_cpu: float, keyboard_idle: float) -> list[int]:
+    """The recruitment threshold (spec §2.3): a sample is idle when its CPU is under `idle_cpu` and no
+    keyboard activity was seen in the last `keyboard_idle` seconds (this sample included)."""
+    quiet_needed = math.ceil(keyboard_idle / period - 1e-9)
+    flags, since_key = [], quiet_needed      # a trace starts as if the keyboard had long been quiet
+    for u, key in zip(cpu, keyboard):
+        since_key = 0 if key else since_key + 1
+        flags.append(int(u >= idle_cpu or since_key < quiet_needed))
+    return flags
+
+
+def synthetic(rng, count: int, o: dict) -> tuple[list, list]:
+    """A synthetic coarse trace of `count` samples for one node (spec §10.2), calibrated to the shares the
+    paper publishes for the Berkeley trace (§2.3):
+
+    - alternating idle and nonidle episodes (their lengths are not published): a nonidle episode is an active
+      part, lognormal with median `nonidle_median` and shape `episode_sigma` (heavy-tailed), then
+      `keyboard_idle` of keyboard silence (the threshold's own tail); idle episodes are lognormal of the same
+      shape, their mean set so that a node is nonidle `nonidle_fraction` (46 %) of the time;
+    - the active part has keyboard activity in a share `keyboard_active` of its samples, the last one always;
+    - nonidle utilization is piecewise constant over exponential segments of mean `segment`, drawn from
+      three bands: under 10 % (`low_share`, 76 % of nonidle time), 10-80 %, and 80 % or more (`high_share`);
+      uniform within a band;
+    - idle utilization is uniform under `idle_utilization` (near zero: the paper's IE throughput, 34.6, is
+      exactly 64 nodes x 54 % idle, which leaves no room for owner load on idle nodes).
+    """
+    period, sigma = o["sample"], o["episode_sigma"]
+    f = o["nonidle_fraction"]
+    quiet = math.ceil(o["keyboard_idle"] / period - 1e-9)
+    nonidle_mean = o["nonidle_median"] * math.exp(sigma ** 2 / 2) + quiet * period
+    idle_median = nonidle_mean * (1 - f) / f / math.exp(sigma ** 2 / 2)
+    bands = [(0.0, o["idle_cpu"]), (o["idle_cpu"], 0.8), (0.8, 1.0)]
+    cumulative = np.cumsum([o["low_share"], 1 - o["low_share"] - o["high_share"], o["high_share"]])
+    cpu, keyboard = [], []
+    nonidle = rng.random() < f
+    while len(cpu) < count:
+        if nonidle:
+            active = max(1, round(rng.lognormal(math.log(o["nonidle_median"]), sigma) / period))
+            length = active + quiet
+            keys = rng.random(length) < o["keyboard_active"]
+            keys[active - 1], keys[active:] = True, False
+            keyboard += keys.astype(int).tolist()
+            cpu += _segments(rng, length, period, o["segment"], lambda: _band(rng, bands, cumulative))
+        else:
+            length = max(1, round(rng.lognormal(math.log(idle_median), sigma) / period))
+            keyboard += [0] * length
+            cpu += _segments(rng, length, period, o["segment"], lambda: rng.uniform(0, o["idle_utilization"]))
+        nonidle = not nonidle
+    return cpu[:count], keyboard[:count]
+
+
+def _band(rng, bands, cumulative) -> float:
+    low, high = bands[min(int(np.searchsorted(cumulative, rng.random(), side="right")), len(bands) - 1)]
+    return low + (high - low) * rng.random()
+
+
+def _segments(rng, length: int, period: float, mean: float, draw) -> list[float]:
+    out = []
+    while len(out) < length:
+        out += [draw()] * max(1, round(rng.exponential(mean) / period))
+    del out[length:]
+    return out
+
+
+def owners(scenario: dict, n_nodes: int) -> list[dict | None]:
+    """One owner description per workstation (None: no owner), plain data for its blueprint."""
+    o = scenario["owner"]
+    if o["activity"] == "none":
+        return [None] * n_nodes
+    seed, period = scenario["seed"], o["sample"]
+    bursts = read_bursts(o["bursts"])
+    horizon = scenario["stop"]["time"] if scenario["stop"]["when"] == "time" else o["span"]
+    count = max(1, math.ceil(horizon / period))
+
+    def rng(stream: int, node: int):
+        return np.random.default_rng(np.random.SeedSequence([seed, stream, node]))
+
+    def owner(node: int, cpu, flags) -> dict:
+        burst_seed = int(np.random.SeedSequence([seed, 2, node]).generate_state(1, dtype=np.uint64)[0])
+        return {"utilization": [float(u) for u in cpu], "nonidle": [int(x) for x in flags], "period": period,
+                "bursts": bursts, "seed": burst_seed}
+
+    def by_threshold(cpu, keyboard):
+        return nonidle_flags(cpu, keyboard, period, o["idle_cpu"], o["keyboard_idle"])
+
+    if o["activity"] == "constant":
+        k = n_nodes if o["nodes"] is None else min(o["nodes"], n_nodes)
+        return [owner(i, [o["utilization"]], [int(o["nonidle"])]) if i < k else None for i in range(n_nodes)]
+    if o["activity"] == "synthetic":
+        out = []
+        for i in range(n_nodes):
+            cpu, keyboard = synthetic(rng(3, i), count, o)
+            out.append(owner(i, cpu, by_threshold(cpu, keyboard)))
+        return out
+    machines, has_idle = read_activity(o["trace"])
+    names = sorted(machines)
+    pick = rng(3, 0)
+    order = pick.permutation(len(names)) if len(names) >= n_nodes else pick.integers(0, len(names), n_nodes)
+    out = []
+    for i in range(n_nodes):
+        cpu, flag = machines[names[order[i]]]
+        start = int(pick.integers(0, len(cpu)))
+        cpu, flag = cpu[start:] + cpu[:start], flag[start:] + flag[:start]
+        out.append(owner(i, cpu, flag if has_idle else by_threshold(cpu, flag)))
+    return out
