@@ -19,8 +19,9 @@ from dataclasses import dataclass, field, fields
 from emu.envelope import MessageError
 
 # The states a job can be in when a run ends (`summary.json` counts them; none may be missing).
+# "suspended": resident but kept off the CPU by its policy (an owner came back: paper 004's eviction rules).
 # "lost": the job was on a workstation whose Ray node died (or on its way there); see emu.results.lost_jobs.
-STATES = ("pending", "ready", "running", "blocked", "in_transit", "done", "lost")
+STATES = ("pending", "ready", "running", "blocked", "suspended", "in_transit", "done", "lost")
 # Priority classes: a lower number runs first (strict priority). Owner/local work preempts foreign work.
 CLASSES = {"local": 0, "foreign": 1}
 

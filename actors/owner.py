@@ -108,6 +108,8 @@ class Owner:
         self.utilization, self.flags, self.period = samples, nonidle, period
         self.table, self.c, self.rng, self.fine = table, context_switch, rng, fine
         self.u, self.nonidle = 0.0, False
+        self.since = 0.0                # when the node last turned idle or nonidle
+        self._episode = [0.0, 0]        # sum and count of the samples since then (h: spec 004 A4)
         self.nonidle_time = 0.0         # seconds the node has been nonidle
         self.cpu_time = 0.0             # fluid: owner run time accounted so far (fine: the process's own)
         self.delay = 0.0                # fluid: owner delay accounted so far (fine: the process's queue time)
@@ -133,8 +135,12 @@ class Owner:
         else:
             owner, jobs, switching = self.table.shares(self.u, self.c)
             self.cpu.set_owner(jobs, switching)
-        if nonidle != self.nonidle:
-            self.nonidle = nonidle
+        changed = nonidle != self.nonidle or self._k == 0
+        if changed:
+            self.nonidle, self.since, self._episode = nonidle, self.q.now, [0.0, 0]
+        self._episode[0] += self.u
+        self._episode[1] += 1
+        if changed:
             self.node.owner_changed(nonidle)
         self.q.at(self.q.now + self.period, self._sample)
 
@@ -186,7 +192,16 @@ class Owner:
     def _next_sample(self) -> float:
         return (self._k + 1) * self.period
 
-    # -- what results and views read -------------------------------------------------------------------------
+    # -- what policies, results and views read ---------------------------------------------------------------
+    def episode_utilization(self) -> float:
+        """The owner's mean utilization since the node last turned idle or nonidle (h or l: spec 004 A4)."""
+        total, count = self._episode
+        return total / count
+
+    def report(self) -> dict:
+        """What this node's load report says of its owner (spec 004 §4.7's node selection reads it)."""
+        return {"nonidle": self.nonidle, "owner_util": self.u, "owner_since": self.since}
+
     def stats(self) -> dict:
         """Owner CPU time, its delay by foreign jobs (LDR = delay / cpu, a ratio of sums: spec A11), bursts,
         and the time the node was nonidle."""

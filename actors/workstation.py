@@ -67,7 +67,8 @@ class Workstation(Participant):
                 "demand": self.pager.demand, "idle": self.pager.idle,
                 "cpu_util": (busy - self._last["busy"]) / span if span > 0 else 0.0,
                 "fault_rate": (self.faults - self._last["faults"]) / span if span > 0 else 0.0,
-                **self.policy.report(self)}
+                "foreign": sum(j.cls == "foreign" for j in self.jobs.values()),
+                **({} if self.owner is None else self.owner.report()), **self.policy.report(self)}
 
     # -- population accounting (Little's law) ----------------------------------------------------------------
     def _count(self) -> None:
@@ -123,7 +124,29 @@ class Workstation(Participant):
         job.fault_at = INF
         self._memory_changed()
         self._set_stop(job)
-        self.cpu.add(job, "arrival")
+        self._run(job, "arrival")
+
+    def _run(self, job: Job, reason: str) -> None:
+        """A resident job wants the CPU: it gets in line, unless its policy holds it off (suspended)."""
+        if self.policy.runnable(job, self):
+            self.cpu.add(job, reason)
+        else:
+            job.state, job.since = "suspended", self.q.now
+            self.log("suspend", job=job.id)
+
+    def _hold(self) -> None:
+        """Ask the policy again which resident jobs may run (the owner came or went): suspend or resume them.
+        Time suspended is time waiting (`queue`)."""
+        for job in list(self.jobs.values()):
+            runnable = self.policy.runnable(job, self)
+            if job.state == "suspended" and runnable:
+                job.queue += self.q.now - job.since
+                self.log("resume", job=job.id)
+                self.cpu.add(job, "resume")
+            elif job.state in ("ready", "running") and not runnable:
+                self.cpu.remove(job)
+                job.state, job.since = "suspended", self.q.now
+                self.log("suspend", job=job.id)
 
     def _ship(self, job: Job, dest: int, kind: str, image: float, **fields) -> float:
         """Send a job away: `image` bytes of memory image go over the link, plus the fixed cost r."""
@@ -131,8 +154,9 @@ class Workstation(Participant):
         at = self.send(dest, kind, {"job": job.to_state(), "sent": self.q.now, **fields}, extra=image,
                        fixed=self.remote_cost)
         if dest in self.index:      # count it in our view at once, so one period does not herd jobs there
-            self.index[dest] = {**self.index[dest], "jobs": self.index[dest]["jobs"] + 1,
-                                "idle": self.index[dest]["idle"] - job.demand()}
+            view = self.index[dest]
+            self.index[dest] = {**view, "jobs": view["jobs"] + 1, "idle": view["idle"] - job.demand(),
+                                "foreign": view["foreign"] + (job.cls == "foreign")}
         return at
 
     def migrate(self, job: Job, dest: int) -> None:
@@ -142,7 +166,10 @@ class Workstation(Participant):
             raise ValueError(f"policy asked node {self.id} to migrate job {job.id}, which is {job.state}"
                              f"{'' if job.migratable else ' and not migratable'}")
         self._count()
-        self.cpu.remove(job)
+        if job.state == "suspended":
+            job.queue += self.q.now - job.since
+        else:
+            self.cpu.remove(job)
         del self.jobs[job.id]
         self._memory_changed()
         job.migrations += 1
@@ -214,7 +241,7 @@ class Workstation(Participant):
         rate = self.pager.fault_rate_now() / self.speed
         job.fault_at = job.done + self.rng.expovariate(rate) if rate > 0 else INF
         self._set_stop(job)
-        self.cpu.add(job, "unblock")
+        self._run(job, "unblock")
 
     def _finish(self, job: Job) -> None:
         self._count()
@@ -263,6 +290,8 @@ class Workstation(Participant):
     def owner_changed(self, nonidle: bool) -> None:
         """The owner came back (the node turned nonidle) or left (idle, by the recruitment threshold)."""
         self.log("nonidle" if nonidle else "idle")
+        self._hold()
+        self._view_refreshed()
 
     def _view_refreshed(self) -> None:
         self._retry_pending()
@@ -299,6 +328,10 @@ class Workstation(Participant):
     def final(self) -> dict:
         self._count()
         self.cpu.replan()           # bring progress and CPU accounting up to the end
+        for job in self.jobs.values():
+            if job.state == "suspended":
+                job.queue += self.q.now - job.since
+                job.since = self.q.now
         in_transit = self.in_transit()
         for job in in_transit:
             job.state = "in_transit"

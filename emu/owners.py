@@ -5,8 +5,8 @@ from the scenario seed before the run starts, like the jobs. The model side is `
 
 - `none`: no owner (every other paper's scenarios).
 - `constant`: the first `nodes` workstations (default: all) have an owner at a fixed `utilization`, nonidle
-  (or idle, `nonidle = false`) the whole run; the rest have none. The node-level and parallel experiments
-  (Figs. 7, 11-13) vary exactly this.
+  (or idle, `nonidle = false`), from `start` for `duration` (default: the whole run; idle at 0 % outside it);
+  the rest have none. The node-level and parallel experiments (Figs. 7, 8, 11-13) vary exactly this.
 - `synthetic`: a coarse trace per node, calibrated to the Berkeley trace's published shares (see
   `synthetic`), since the trace itself cannot be had.
 - `trace`: a real coarse trace (see `read_activity`), one machine per node at a random offset (spec §2.6).
@@ -196,7 +196,13 @@ def owners(scenario: dict, n_nodes: int) -> list[dict | None]:
 
     if o["activity"] == "constant":
         k = n_nodes if o["nodes"] is None else min(o["nodes"], n_nodes)
-        return [owner(i, [o["utilization"]], [int(o["nonidle"])]) if i < k else None for i in range(n_nodes)]
+        first = round(o["start"] / period)
+        last = count if o["duration"] is None else first + math.ceil(o["duration"] / period - 1e-9)
+        cpu = [0.0] * first + [o["utilization"]] * (max(last, first + 1) - first) + [0.0] * (count - last)
+        flags = [0] * first + [int(o["nonidle"])] * (max(last, first + 1) - first) + [0] * (count - last)
+        if first == 0 and o["duration"] is None:
+            cpu, flags = cpu[:1], flags[:1]         # the same sample for ever
+        return [owner(i, cpu, flags) if i < k else None for i in range(n_nodes)]
     if o["activity"] == "synthetic":
         out = []
         for i in range(n_nodes):

@@ -128,6 +128,8 @@ SCHEMA = {
         "utilization": F("number", 0.0, minimum=0),
         "nonidle": F("bool", True),
         "nodes": F("int", None, minimum=0),
+        "start": F("time", 0.0, minimum=0),
+        "duration": F("time", None, minimum=0),
         "trace": F("str", None),
         "span": F("time", "4 h", positive=True),
         "nonidle_fraction": F("number", 0.46, positive=True),

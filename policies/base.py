@@ -9,13 +9,18 @@ Each workstation holds its own policy object (decisions are decentralized) and c
   return False to send it back, to wait in its sender's pending pool.
 - `migrations(node)` each time the load index is refreshed: a list of `(job, destination)` preemptive
   migrations (cost r + D/B, D the job's memory image).
+- `runnable(job, node)` whether a resident job may use the CPU now; asked when it is admitted or unblocked
+  and whenever the node's owner comes or goes (paper 004): a job it holds off is `suspended` (resident, off
+  the CPU, its time counted as waiting) until it says yes again or the job migrates.
 - `report(node)` extra fields this node publishes in its load report (e.g. a reservation flag).
 - `finished(job, node)` after a job completes here (feedback policies such as buffer control).
 
 `node` is the workstation, to be read and not written: `node.id`, `node.now`, `node.jobs` (resident jobs by
 id), `node.pending`, `node.pager` (`user_memory`, `demand`, `idle`), `node.cpu.queue_length()`, `node.load()`
 (its own current report), `node.index` (node id -> the last report received from that node: possibly stale,
-with its `time`), `node.peers()` and `node.rng`.
+with its `time`), `node.peers()`, `node.rng`, `node.speed`, `node.nic` (`bandwidth`), `node.remote_cost` (r) and `node.owner` (None, or its
+owner: `nonidle`, `since`, `u`, `episode_utilization()`; reports then carry `nonidle`, `owner_util`,
+`owner_since`). Every report has `foreign`, the foreign jobs resident.
 
 Parameters are declared in `PARAMS` as `name: (kind, default, meaning)`, kind one of the unit kinds of
 `emu.units` or "int", "number", "bool", "str"; the scenario loader checks them and converts units.
@@ -39,6 +44,9 @@ class Policy:
     def migrations(self, node) -> list:
         return []
 
+    def runnable(self, job, node) -> bool:
+        return True
+
     def report(self, node) -> dict:
         return {}
 
@@ -53,6 +61,28 @@ def least_loaded(node, exclude=()):
         if peer == node.id or peer in exclude:
             continue
         key = (r["jobs"], -r["idle"], peer)
+        if best is None or key < best[0]:
+            best = (key, peer)
+    return None if best is None else best[1]
+
+
+def free_node(node, lingering: bool, others_only: bool = False):
+    """Where a foreign job may go (spec 004 §4.7 defaults): a node with no foreign job, idle ones first, the
+    lowest owner utilization first, ties broken at random; nonidle nodes only if `lingering` allows it. This
+    node is judged by its state now, peers by this node's (possibly stale) view of them; a node without an
+    owner counts as idle at 0 %. Returns a node id or None."""
+    candidates = []
+    if not others_only:
+        owner = node.owner
+        foreign = sum(j.cls == "foreign" for j in node.jobs.values())
+        candidates.append((node.id, foreign, bool(owner and owner.nonidle), owner.u if owner else 0.0))
+    for peer, r in node.index.items():
+        candidates.append((peer, r["foreign"], r.get("nonidle", False), r.get("owner_util", 0.0)))
+    best = None
+    for peer, foreign, nonidle, util in candidates:
+        if foreign or (nonidle and not lingering):
+            continue
+        key = (nonidle, util, node.rng.random())
         if best is None or key < best[0]:
             best = (key, peer)
     return None if best is None else best[1]

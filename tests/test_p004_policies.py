@@ -1,0 +1,75 @@
+"""Paper 004's eviction rules on the emulator: Immediate-Eviction, Pause-and-Migrate, Linger-Longer and
+Linger-Forever (policies/*.py). Fig. 8 against its analytic oracle (spec 004 §9), suspension and resumption
+in place, and the cluster workload scaled down (Table 1's full run: docs/p004.md)."""
+import numpy as np
+import pytest
+
+from emu import units
+from policies.linger_cost import linger_time
+from tests.conftest import assert_balanced, run
+
+N2, C1 = "p004/ll_n2.toml", "p004/ll_c1.toml"
+WORK, H, START = 50.0, 0.2, 2.0
+M = units.parse("8 MB", "size") / units.parse("10 Mbps", "bandwidth")      # T_migr, Eq. 5 with r = 0
+
+
+def finish(policy: str, episode: float, *more: str) -> dict:
+    result = run(N2, f"policy={policy}", f'owner.duration="{episode} s"', *more)
+    assert_balanced(result)
+    return result["jobs"][0]
+
+
+@pytest.mark.parametrize("episode", [10, 20, 30, 40, 60])
+def test_fig8_linger_wins_for_short_episodes_and_loses_after(episode):
+    """The job starts at 0 on idle node 0; its owner returns at 2 s at h = 0.2 for D s. Eviction pays T_migr
+    once: W + M. Lingering costs h D while it stays; the crossover is at D = T_lingr = M / h (Eq. 4). With the
+    A6 guard Linger-Longer stays (it would finish before moving paid off); without it, it moves at T_lingr
+    and pays W + h T_lingr + M (the rent-or-buy shape), within one 2-s refresh."""
+    t_lingr = linger_time(H, 0.0, M)
+    evict = finish("immediate_eviction", episode)
+    assert evict["finish"] == pytest.approx(WORK + M, abs=0.1) and evict["migrations"] == 1
+    linger = finish("linger_longer", episode)
+    plain = finish("linger_longer", episode, "policy.guard=false")
+    if episode < t_lingr:
+        for job in (linger, plain):
+            assert job["finish"] == pytest.approx(WORK + H * episode, abs=0.2) and job["migrations"] == 0
+            assert job["finish"] < evict["finish"]
+    else:
+        assert linger["finish"] > evict["finish"] and linger["migrations"] == 0
+        assert plain["migrations"] == 1
+        assert WORK + H * t_lingr + M - 0.1 < plain["finish"] < WORK + H * (t_lingr + 2) + M + 0.3
+        assert plain["finish"] - evict["finish"] <= M + H * 2 + 0.3          # never worse by more than ~M
+
+
+def test_suspended_job_resumes_in_place_when_no_node_is_free():
+    """One node: eviction has nowhere to go, so the job is suspended for the owner's 10 s and resumes in
+    place (spec A9); Pause-and-Migrate (60-s pause) does the same; lingering loses only h of those 10 s."""
+    for policy in ("immediate_eviction", "pause_and_migrate"):
+        job = finish(policy, 10, "cluster.nodes=1")
+        assert job["finish"] == pytest.approx(WORK + 10, abs=0.1)
+        assert job["migrations"] == 0 and job["queue"] == pytest.approx(10, abs=0.1)
+    assert finish("linger_longer", 10, "cluster.nodes=1")["finish"] == pytest.approx(WORK + H * 10, abs=0.2)
+
+
+def test_pause_and_migrate_waits_its_pause_then_moves():
+    job = finish("pause_and_migrate", 60, "policy.pause=\"20 s\"")
+    assert job["migrations"] == 1
+    # paused 20 s (to the next 2-s refresh), then T_migr, then the rest of the 48 s it had left
+    assert START + 20 + M + 48 - 0.1 < job["finish"] < START + 22 + M + 48 + 0.1
+
+
+def test_cluster_workload_scaled_down_orders_the_policies():
+    """Table 1, workload 1, at a quarter scale (16 nodes, 32 jobs of 600 s): every job done and accounted;
+    lingering runs jobs sooner on average than eviction; Linger-Forever never migrates."""
+    out = {}
+    for policy in ("immediate_eviction", "pause_and_migrate", "linger_longer", "linger_forever"):
+        result = run(C1, f"policy={policy}", "cluster.nodes=16", "workload.jobs=32")
+        assert_balanced(result)
+        m = result["summary"]["metrics"]
+        assert m["jobs_done"] == 32
+        assert m["owner_ldr"] < 0.01                               # the owners barely notice (Table 1: < 0.5 %)
+        out[policy] = (np.mean([j["response"] for j in result["jobs"]]), m["migrations"])
+    assert out["linger_forever"][1] == 0
+    for linger in ("linger_longer", "linger_forever"):
+        for evict in ("immediate_eviction", "pause_and_migrate"):
+            assert out[linger][0] < out[evict][0]
