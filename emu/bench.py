@@ -39,9 +39,11 @@ REPEATS = 3
 def plan(quick: bool) -> dict:
     if quick:
         return {"jobs": 5000, "nodes": [8, 16], "speeds": [2, 10, 50, 100], "trial_wall": 6.0, "model_span": 100.0,
-                "sweep_runs": 8}
+                "sweep_runs": 8, "sweep_jobs": 500, "view_jobs": 2000}
+    # The view's and the sweep's runs last seconds each: on a 1-s run this VM's run-to-run noise (about 10 %)
+    # and fixed costs (a Ray worker's first imports) would swamp what is measured.
     return {"jobs": 20000, "nodes": [8, 16, 32, 64], "speeds": [1, 2, 5, 10, 20, 50, 100, 200],
-            "trial_wall": 10.0, "model_span": 200.0, "sweep_runs": 20}
+            "trial_wall": 10.0, "model_span": 200.0, "sweep_runs": 20, "sweep_jobs": 2000, "view_jobs": 8000}
 
 
 # -- 1. inline vs SimPy ------------------------------------------------------------------------------------------
@@ -356,7 +358,6 @@ def render(mach: dict, cmd: str, p: dict, inline: dict, paced: dict, view: dict,
     L += ["", f"**Aim: {AIM_NODES} workstations at {AIM_SPEED:g}x real time on 2 cores.** {_aim(p, paced, mach)}",
           ""]
 
-    # 3
     # 3, 4
     failed = f" ({sweep['failed']} runs failed)" if sweep["failed"] else ""
     L += ["## 3. Live view cost", "",
@@ -367,7 +368,8 @@ def render(mach: dict, cmd: str, p: dict, inline: dict, paced: dict, view: dict,
           f"| {view['without']:.3f} | {view['with']:.3f} | {view['ratio']:.3f} | at most 1.05: "
           f"{'met' if view['ratio'] <= 1.05 else '**not met**'} |", "",
           "## 4. Sweep: Ray tasks against one after another", "",
-          f"{sweep['runs']} inline runs of scenarios/quickstart.toml (seeds 7, 8, ...), each writing its results "
+          f"{sweep['runs']} inline runs of scenarios/quickstart.toml with {sweep['jobs']:,} jobs each (seeds 7, "
+          f"8, ...), each writing its results "
           f"folder, one after another in one process, then the same as a sweep of Ray tasks on "
           f"{sweep['cpus']:g} CPUs (`emu.sweep.bench_sweep`; Ray already running).", "",
           "| runs | one after another (s) | sweep (s) | ratio | aim |", "|--:|--:|--:|--:|---|",
@@ -471,12 +473,12 @@ def main(quick: bool, out: Path) -> int:
         progress.update(task, description="model cost (inline)")
         model = bench_model_cost(p, log)           # before Ray starts: its idle processes take CPU too
         progress.update(task, description="live view cost")
-        view = bench_view(log)
+        view = bench_view(log, jobs=p["view_jobs"], repeats=3)
         progress.update(task, description="paced runtime")
         paced = bench_paced(p, log, advance)
         paced["model"] = model
         progress.update(task, description="sweep")
-        sweep = bench_sweep(log, runs=p["sweep_runs"])
+        sweep = bench_sweep(log, runs=p["sweep_runs"], jobs=p["sweep_jobs"])
     mach["load_end"] = _loadavg()
     text = render(mach, cmd, p, inline, paced, view, sweep, time.perf_counter() - start)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -320,14 +320,15 @@ def main(args) -> int:
     return 1 if failures else 0
 
 
-def bench_sweep(log=print, runs: int = 20) -> dict:
-    """Wall time of `runs` inline runs of scenarios/quickstart.toml (seeds 7, 8, ...) one after another in
+def bench_sweep(log=print, runs: int = 20, jobs: int = 2000) -> dict:
+    """Wall time of `runs` inline runs of scenarios/quickstart.toml with `jobs` jobs each (seeds 7, 8, ...; about
+    a second each, so that per-task fixed costs do not decide the result) one after another in
     this process, against the same runs as a sweep of Ray tasks, in the same call. Both write their results
     folders (a sweep's runs do). Ray is started (or joined) before either clock starts: its startup is a
     fixed cost paid once per session, not per sweep; the workers' first imports are part of the sweep."""
     from emu.ray_runtime import start_ray
     ray = start_ray()
-    _, plan_runs = plan(QUICKSTART, ["runtime=inline"], runs, "inline")
+    _, plan_runs = plan(QUICKSTART, ["runtime=inline", f"workload.jobs={jobs}"], runs, "inline")
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
         for r in plan_runs:
@@ -341,5 +342,5 @@ def bench_sweep(log=print, runs: int = 20) -> dict:
     cpus = ray.cluster_resources().get("CPU", 0)
     log(f"sweep bench: the same as Ray tasks on {cpus:g} CPUs: {swept:.2f} s ({swept / serial:.2f} of the time"
         f"{f', {failed} failed' if failed else ''})")
-    return {"runs": runs, "cpus": cpus, "serial_wall": serial, "sweep_wall": swept, "ratio": swept / serial,
+    return {"runs": runs, "jobs": jobs, "cpus": cpus, "serial_wall": serial, "sweep_wall": swept, "ratio": swept / serial,
             "failed": failed}

@@ -67,22 +67,23 @@ def least_loaded(node, exclude=()):
 
 
 def free_node(node, lingering: bool, others_only: bool = False):
-    """Where a foreign job may go (spec 004 §4.7 defaults): a node with no foreign job, idle ones first, the
-    lowest owner utilization first, ties broken at random; nonidle nodes only if `lingering` allows it. This
-    node is judged by its state now, peers by this node's (possibly stale) view of them; a node without an
-    owner counts as idle at 0 %. Returns a node id or None."""
-    candidates = []
+    """Where a foreign job may go (spec 004 §4.7): a node with no foreign job, an idle one if any, else (only if
+    `lingering` allows it) a nonidle one. This node is judged by its state now, peers by this node's possibly
+    stale view; a node without an owner counts as idle at 0 %. Returns a node id or None.
+
+    The paper's central simulator takes the free node of lowest owner utilization. Decentralized, with views a
+    period old, that rule sends every node's job to the same node each period (herding: all but one are
+    refused and retry a period later). nowemu instead takes the less utilized of two free nodes of the best
+    class drawn at random (the power of two choices, Mitzenmacher 2001), still preferring low utilization."""
+    free = {False: [], True: []}
     if not others_only:
         owner = node.owner
-        foreign = sum(j.cls == "foreign" for j in node.jobs.values())
-        candidates.append((node.id, foreign, bool(owner and owner.nonidle), owner.u if owner else 0.0))
+        if not any(j.cls == "foreign" for j in node.jobs.values()):
+            free[bool(owner and owner.nonidle)].append((owner.u if owner else 0.0, node.id))
     for peer, r in node.index.items():
-        candidates.append((peer, r["foreign"], r.get("nonidle", False), r.get("owner_util", 0.0)))
-    best = None
-    for peer, foreign, nonidle, util in candidates:
-        if foreign or (nonidle and not lingering):
-            continue
-        key = (nonidle, util, node.rng.random())
-        if best is None or key < best[0]:
-            best = (key, peer)
-    return None if best is None else best[1]
+        if not r["foreign"]:
+            free[r.get("nonidle", False)].append((r.get("owner_util", 0.0), peer))
+    best = free[False] or (free[True] if lingering else [])
+    if not best:
+        return None
+    return min(node.rng.sample(best, min(2, len(best))))[1]
