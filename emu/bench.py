@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from emu.ray_runtime import FAITHFUL_WAKE_MS
-from emu.scenario import QUICKSTART
+from emu.scenario import QUICKSTART, SCENARIOS
 from emu.sweep import bench_sweep
 from emu.view import bench_view
 
@@ -39,11 +39,13 @@ REPEATS = 3
 def plan(quick: bool) -> dict:
     if quick:
         return {"jobs": 5000, "nodes": [8, 16], "speeds": [2, 10, 50, 100], "trial_wall": 6.0, "model_span": 100.0,
-                "sweep_runs": 8, "sweep_jobs": 500, "view_jobs": 2000}
+                "sweep_runs": 8, "sweep_jobs": 500, "view_jobs": 2000,
+                "paper": ["cluster.nodes=16", "workload.jobs=32"]}
     # The view's and the sweep's runs last seconds each: on a 1-s run this VM's run-to-run noise (about 10 %)
     # and fixed costs (a Ray worker's first imports) would swamp what is measured.
     return {"jobs": 20000, "nodes": [8, 16, 32, 64], "speeds": [1, 2, 5, 10, 20, 50, 100, 200],
-            "trial_wall": 10.0, "model_span": 200.0, "sweep_runs": 20, "sweep_jobs": 2000, "view_jobs": 8000}
+            "trial_wall": 10.0, "model_span": 200.0, "sweep_runs": 20, "sweep_jobs": 2000, "view_jobs": 8000,
+            "paper": []}
 
 
 # -- 1. inline vs SimPy ------------------------------------------------------------------------------------------
@@ -265,7 +267,8 @@ def command(quick: bool, out: Path) -> str:
     return "nowemu bench" + (" --quick" if quick else "") + (f" --out {out}" if Path(out) != DEFAULT_OUT else "")
 
 
-def render(mach: dict, cmd: str, p: dict, inline: dict, paced: dict, view: dict, sweep: dict, total_wall: float) -> str:
+def render(mach: dict, cmd: str, p: dict, inline: dict, paced: dict, view: dict, sweep: dict, papers: list,
+           total_wall: float) -> str:
     L = []
     cpus = f"{mach['cpus']}" + (f" ({mach['usable']} usable)" if mach["usable"] != mach["cpus"] else "")
     L += ["# nowemu benchmarks", "",
@@ -376,7 +379,13 @@ def render(mach: dict, cmd: str, p: dict, inline: dict, paced: dict, view: dict,
           f"| {sweep['runs']} | {sweep['serial_wall']:.2f} | {sweep['sweep_wall']:.2f} | {sweep['ratio']:.2f} | "
           f"about 0.5 on 2 CPUs (counted as met at 0.6 or less): "
           f"{'met' if sweep['ratio'] <= 0.6 else '**not met**'}{failed} |", ""]
-    L += ["## 5. What the numbers mean", "",
+    L += ["## 5. Paper-scale runs", "",
+          "The papers' largest runs at their own scale, inline, seed 1, one after another (`emu.bench.bench_papers`)."
+          " Issue 4's aim for paper 004's Table 1: under 2 minutes per policy on 2 cores.", "",
+          "| scenario | policy | workstations | jobs | virtual s | wall (s) | aim |", "|---|---|--:|--:|--:|--:|---|"]
+    L += [f"| {r['scenario']} | {r['policy']} | {r['nodes']} | {r['jobs']} | {r['virtual']:,.0f} | {r['wall']:.1f} | "
+          f"{'met' if r['wall'] < 120 else '**not met**'} |" for r in papers]
+    L += ["", "## 6. What the numbers mean", "",
           "- *jobs / s of wall time*: jobs completed divided by the wall time of the whole run (best of "
           f"{REPEATS}). For nowemu it is one `emu.run.run(scenario, runtime=\"inline\")` call: drawing the "
           "workload, building the workstation and the collector, the inline runtime's event loop (every message "
@@ -447,6 +456,29 @@ def _aim(p: dict, paced: dict, mach: dict) -> str:
     return text
 
 
+P004_POLICIES = ("immediate_eviction", "pause_and_migrate", "linger_longer", "linger_forever")
+
+
+def bench_papers(p: dict, log) -> list[dict]:
+    """Wall time of the papers' largest runs at their own scale, inline, one seed: paper 004's Table 1
+    workload 1 (64 workstations with owners, 128 foreign jobs of 600 s) under each policy. Issue 4's aim:
+    under 2 minutes per policy on 2 cores."""
+    from emu import scenario
+    from emu.run import run
+    rows = []
+    for policy in P004_POLICIES:
+        s = scenario.load(SCENARIOS / "p004" / "ll_c1.toml", [f"policy={policy}", *p["paper"]])
+        t = time.perf_counter()
+        result = run(s, "inline")
+        wall = time.perf_counter() - t
+        m = result["summary"]["metrics"]
+        rows.append({"scenario": "scenarios/p004/ll_c1.toml", "policy": policy, "nodes": s["cluster"]["nodes"],
+                     "jobs": m["jobs_submitted"], "virtual": result["summary"]["end"], "wall": wall})
+        log(f"paper 004 Table 1, {policy}: {s['cluster']['nodes']} nodes, {m['jobs_submitted']} jobs, "
+            f"{result['summary']['end']:,.0f} virtual s in {wall:.1f} s")
+    return rows
+
+
 def main(quick: bool, out: Path) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
@@ -472,6 +504,8 @@ def main(quick: bool, out: Path) -> int:
         inline = bench_inline(p["jobs"], log, advance)
         progress.update(task, description="model cost (inline)")
         model = bench_model_cost(p, log)           # before Ray starts: its idle processes take CPU too
+        progress.update(task, description="paper-scale runs (inline)")
+        papers = bench_papers(p, log)
         progress.update(task, description="live view cost")
         view = bench_view(log, jobs=p["view_jobs"], repeats=3)
         progress.update(task, description="paced runtime")
@@ -480,7 +514,7 @@ def main(quick: bool, out: Path) -> int:
         progress.update(task, description="sweep")
         sweep = bench_sweep(log, runs=p["sweep_runs"], jobs=p["sweep_jobs"])
     mach["load_end"] = _loadavg()
-    text = render(mach, cmd, p, inline, paced, view, sweep, time.perf_counter() - start)
+    text = render(mach, cmd, p, inline, paced, view, sweep, papers, time.perf_counter() - start)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text)
     console.print(f"wrote {out} ({(time.perf_counter() - start) / 60:.1f} min)")

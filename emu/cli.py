@@ -8,6 +8,8 @@
     nowemu sweep SCENARIO [--seeds N] [--set key=v1,v2,... ...] [--runtime inline|stepped|paced] [--address A]
                           [--out DIR] [--parallel K]
     nowemu report RESULTS... [--out DIR]
+    nowemu reproduce PAPER [--seeds N] [--quick] [--runtime inline|stepped|paced] [--address A] [--out DIR]
+                           [--report FILE]
 
 A wrong argument or a bad scenario gives one line on stderr and exit status 2, never a traceback. A run that
 lost a participant (its Ray node died) still writes its results, says what was lost, and exits with 3.
@@ -31,6 +33,7 @@ EXAMPLES = {
     "sweep": "example: nowemu sweep scenarios/quickstart.toml --seeds 10 --set policy=local,random,cpu_threshold "
              "--set cluster.nodes=8,16",
     "report": "example: nowemu report results/sweep-quickstart-20250101-120000 --out plots",
+    "reproduce": "example: nowemu reproduce p004 --quick",
 }
 
 
@@ -77,6 +80,15 @@ def build_parser() -> argparse.ArgumentParser:
                         epilog=EXAMPLES["report"])
     rp.add_argument("results", nargs="+", help="results folders or sweep folders")
     rp.add_argument("--out", help="where tables and plots go (default: FIRST_RESULTS/report)")
+    rr = sub.add_parser("reproduce", help="run a paper's experiments over seeds; write the paper-beside-emulator "
+                        "report", epilog=EXAMPLES["reproduce"])
+    rr.add_argument("paper", help="which paper: p004")
+    rr.add_argument("--seeds", type=int, help="seeds per experiment point (default: 5, or 2 with --quick)")
+    rr.add_argument("--quick", action="store_true", help="the scaled-down variant CI runs")
+    rr.add_argument("--runtime", choices=("inline", "stepped", "paced"), default="inline")
+    rr.add_argument("--address", help='join a Ray cluster ("auto" or "ray://host:port"); default: embedded Ray')
+    rr.add_argument("--out", help="where the runs' results folders go (default: results/reproduce-PAPER-TIME)")
+    rr.add_argument("--report", help="the report (default: docs/reproductions/PAPER.md, or PAPER-quick.md)")
     return p
 
 
@@ -84,7 +96,7 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return {"run": cmd_run, "validate": cmd_validate, "list": cmd_list, "bench": cmd_bench,
-                "sweep": cmd_sweep, "report": cmd_report}[args.command](args)
+                "sweep": cmd_sweep, "report": cmd_report, "reproduce": cmd_reproduce}[args.command](args)
     except (ScenarioError, MessageError) as exc:
         print(f"nowemu: error: {exc}", file=sys.stderr)
         return 2
@@ -195,3 +207,8 @@ def cmd_sweep(args) -> int:
 def cmd_report(args) -> int:
     from emu import report
     return report.main(args)
+
+
+def cmd_reproduce(args) -> int:
+    from emu import reproduce
+    return reproduce.main(args)

@@ -100,6 +100,9 @@ def metrics(jobs, samples, stats, end, scenario) -> dict:
         "mean_slowdown": _mean([j["slowdown"] for j in done]),
         "total_execution_time": float(sum(j["response"] for j in done)),
         "mean_queue_time": _mean([j["queue"] for j in done]),
+        # execution time: first start to finish (paper 004's "variation" is its coefficient of variation)
+        "mean_execution_time": _mean(execution := [j["finish"] - j["start"] for j in done]),
+        "execution_time_cv": float(np.std(execution) / np.mean(execution)) if len(execution) > 1 else float("nan"),
         "total_queue_time": float(sum(j["queue"] for j in done)),
         "total_cpu_time": float(sum(j["cpu"] for j in done)),
         "total_page_time": float(sum(j["page"] for j in done)),

@@ -140,15 +140,15 @@ def check_error(summary: dict) -> str | None:
 
 
 def run_one(config: dict, runtime: str, out: str) -> dict:
-    """One run of a sweep (the body of its Ray task): run, write the results folder, and return what the
-    table needs. Errors come back as a one-line `error`, so that one failed run does not end the sweep."""
+    """One run of a sweep (the body of its Ray task): run, write the results folder, and return its metrics
+    (all of summary.json's: `nowemu reproduce` reads more than the sweep table). Errors come back as a one-line `error`, so that one failed run does not end the sweep."""
     try:
         result = run(config, runtime)
         results.write(result, Path(out))
     except Exception as exc:
         return {"error": one_line(exc), "metrics": None}
     summary = result["summary"]
-    return {"error": check_error(summary), "metrics": {m: summary["metrics"][m] for m in METRICS}}
+    return {"error": check_error(summary), "metrics": summary["metrics"]}
 
 
 def execute(runs: list[dict], out: Path, address: str | None = None, parallel: int | None = None,
