@@ -39,6 +39,7 @@ class Job:
     program: str = ""
     cls: str = "local"
     migratable: bool = True
+    closed: bool = False            # replaced by a copy when it finishes (a constant population)
     # where it is in its life
     done: float = 0.0
     state: str = "pending"

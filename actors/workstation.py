@@ -45,6 +45,7 @@ class Workstation(Participant):
         self.area = 0.0                 # integral over time of the jobs present here (resident + pending)
         self._area_at = 0.0
         self.faults = self.io_misses = 0
+        self.replaced = 0               # finished jobs of a constant population, replaced by copies
         self._fault_rate = 0.0          # the per-op fault rate last applied to the resident jobs
         self._last = {"time": 0.0, "busy": 0.0, "faults": 0, "disk": 0.0}
         self.owner = None if owner is None else Owner(
@@ -250,7 +251,19 @@ class Workstation(Participant):
         self.finished.append(job)
         self._memory_changed()
         self.policy.finished(job, self)
+        if job.closed:
+            self._replace(job)
         self._retry_pending()
+
+    def _replace(self, job: Job) -> None:
+        """A constant population: a copy of the finished job joins this node's queue at once (behind the jobs
+        already waiting). Ids are unique without coordination: workload ids, then node + nodes x count."""
+        copy = Job(id=self.spec["job_ids"] + self.id + self.workstations * self.replaced, home=self.id,
+                   arrival=self.q.now, work=job.work, memory=job.memory, io_rate=job.io_rate, io_size=job.io_size,
+                   io_read=job.io_read, program=job.program, cls=job.cls, migratable=job.migratable, closed=True)
+        self.replaced += 1
+        copy.node, copy.since = self.id, self.q.now
+        self.pending.append(copy)
 
     def _retry_pending(self) -> None:
         for job in list(self.pending):
@@ -347,4 +360,5 @@ class Workstation(Participant):
                           "disk_busy": self.disk.busy, "bytes_sent": self.nic.bytes_sent,
                           "messages": self.nic.messages, "lateness": self.lateness, "speed": self.speed,
                           "not_arrived": [job.id for _, fn, job in self.q.pending() if fn == self._arrive],
+                          "replaced": self.replaced,
                           "done_on_unfinished": sum(j.done for j in self.jobs.values())}}

@@ -28,6 +28,8 @@ def blueprints(scenario: dict) -> list[dict]:
         by_home[job.home].append(job.to_state())
     exchange = scenario["load_index"]["exchange"]
     collector = n if exchange == "collector" else None
+    for spec in specs:
+        spec["job_ids"] = len(jobs)     # where the ids of a constant population's replacements start
     out = [{"role": "workstation", "id": i, "spec": specs[i], "policy": scenario["policy"],
             "insertion": scenario["cpu"]["insertion"], "seed": node_seed(scenario["seed"], i), "peers": n,
             "collector": collector, "arrivals": by_home[i], "owner": owner[i]} for i in range(n)]

@@ -95,6 +95,7 @@ def metrics(jobs, samples, stats, end, scenario) -> dict:
     return {
         "jobs_submitted": len(jobs), "jobs_done": len(done), "states": states,
         "jobs_not_arrived": sum(len(s["not_arrived"]) for s in stats),   # arrival after the run stopped
+        "jobs_replaced": sum(s["replaced"] for s in stats),       # copies in a constant population
         "makespan": makespan,
         "mean_response": _mean([j["response"] for j in done]),
         "mean_slowdown": _mean([j["slowdown"] for j in done]),

@@ -83,6 +83,7 @@ WORKLOAD = {
         "read_fraction": F("number", 1.0, minimum=0),
     }),
     "programs": F("list", [], schema=PROGRAM),
+    "closed": F("bool", False),
 }
 SCHEMA = {
     "name": F("str", required=True),

@@ -18,6 +18,8 @@ Memory: a job's peak demand is `demand` (or uniform in [demand, max]; or the pro
 `ramp` > 0 the demand climbs to the peak in `ramp_steps` steps over that fraction of the job's life (spec 000
 A11: "ramp-and-hold"); with `phases` > 1 (or a program's `min_memory`) the rest of its life is split into
 phases of demand drawn uniformly between the minimum and the peak.
+With `closed = true` the stream is a constant population: each job, when it finishes, is replaced at once by
+a copy arriving at the node where it finished (its queue), as in paper 004's throughput runs (spec 004 §6).
 """
 from __future__ import annotations
 
@@ -82,7 +84,7 @@ def _stream(w: dict, rng, n_nodes: int, file: str, index: int) -> list[Job]:
         jobs.append(Job(id=k, home=int(homes[k]), arrival=float(times[k]), work=float(max(work, 1e-9)),
                         memory=memory, io_rate=io_rate, io_size=io_size,
                         io_read=w["io"]["read_fraction"], program=program, cls=w["class"],
-                        migratable=migratable))
+                        migratable=migratable, closed=w["closed"]))
     return jobs
 
 
@@ -170,7 +172,8 @@ def _trace_rows(path: str, fh, n_nodes: int, w: dict) -> list[Job]:
         jobs.append(Job(id=len(jobs), home=home, arrival=values["arrival"], work=values["work"],
                         memory=[[0.0, values.get("memory", w["memory"]["demand"])]],
                         io_rate=values.get("io_rate", w["io"]["rate"]), io_size=values.get("io_size", w["io"]["size"]),
-                        io_read=w["io"]["read_fraction"], program=values.get("program", ""), cls=cls))
+                        io_read=w["io"]["read_fraction"], program=values.get("program", ""), cls=cls,
+                        closed=w["closed"]))
     if not jobs:
         raise ScenarioError(f"{path}: the trace has no jobs")
     return jobs

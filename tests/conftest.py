@@ -37,7 +37,7 @@ def assert_balanced(result: dict) -> None:
     metrics = result["summary"]["metrics"]
     assert sum(metrics["states"].values()) == metrics["jobs_submitted"]
     assert metrics["states"]["lost"] == 0
-    assert metrics["jobs_submitted"] + metrics["jobs_not_arrived"] == sum(
+    assert metrics["jobs_submitted"] + metrics["jobs_not_arrived"] == metrics["jobs_replaced"] + sum(
         w["jobs"] for w in result["summary"]["config"]["workload"])
 
 

@@ -73,3 +73,16 @@ def test_cluster_workload_scaled_down_orders_the_policies():
     for linger in ("linger_longer", "linger_forever"):
         for evict in ("immediate_eviction", "pause_and_migrate"):
             assert out[linger][0] < out[evict][0]
+
+
+def test_constant_population_keeps_its_size():
+    """`workload.closed`: every finished job is replaced at once, so the mean number of jobs in the system
+    (Little's L, measured on the nodes and the wire) is exactly the population, and every copy is accounted."""
+    result = run(C1, "policy=immediate_eviction", "cluster.nodes=8", "workload.jobs=12", "workload.closed=true",
+                 'workload.lifetime={distribution="fixed", mean="100 s"}', 'stop.when="time"', 'stop.time="900 s"')
+    assert_balanced(result)
+    m = result["summary"]["metrics"]
+    assert m["jobs_replaced"] >= 12 and m["jobs_replaced"] == m["jobs_done"]
+    first = sum(j["arrival"] for j in result["jobs"] if j["job"] < 12)     # the 12 arrive over a few ms
+    assert result["summary"]["checks"]["little_L"] == pytest.approx(12 - first / result["summary"]["end"], rel=1e-9)
+    assert len({j["job"] for j in result["jobs"]}) == len(result["jobs"]) == 12 + m["jobs_replaced"]
