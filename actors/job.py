@@ -8,8 +8,8 @@ Explicit I/O is `io_rate` requests per op of work, each of `io_size` bytes, a sh
 
 The response time of a finished job splits exactly into the time it spent on a CPU (`cpu`), waiting for
 one (`queue`: ready-queue waits, context switches, the pending pool), blocked on page faults (`page`) or
-explicit I/O (`io`), and on the network (`net`: remote execution and migration). Tests hold the emulator
-to that identity.
+explicit I/O (`io`), on the network (`net`: remote execution and migration), or, for a task of a parallel
+job, waiting for its partners at a synchronization (`sync`). Tests hold the emulator to that identity.
 """
 from __future__ import annotations
 
@@ -40,6 +40,15 @@ class Job:
     cls: str = "local"
     migratable: bool = True
     closed: bool = False            # replaced by a copy when it finishes (a constant population)
+    # a task of a bulk-synchronous parallel job (paper 004 §7): after every `phase` ops of work it tells its
+    # partners (the ranks it synchronizes with, as [rank, node] pairs) with a `message`-byte message, and
+    # waits for theirs of the same iteration
+    group: int = -1
+    rank: int = 0
+    phase: float = 0.0
+    partners: list = field(default_factory=list)
+    message: float = 0.0
+    iteration: int = 0
     # where it is in its life
     done: float = 0.0
     state: str = "pending"
@@ -53,6 +62,7 @@ class Job:
     page: float = 0.0
     io: float = 0.0
     net: float = 0.0
+    sync: float = 0.0
     faults: int = 0
     io_requests: int = 0
     migrations: int = 0
@@ -89,6 +99,10 @@ class Job:
             if frac * self.work > self.done:
                 return frac * self.work
         return float("inf")
+
+    def next_sync(self) -> float:
+        """Progress (ops) at which a parallel task ends its compute phase, or inf."""
+        return (self.iteration + 1) * self.phase if self.phase > 0 else float("inf")
 
     def peak_demand(self) -> float:
         return max(size for _, size in self.memory)
@@ -129,9 +143,10 @@ class Job:
             "state": self.state, "node": self.node, "arrival": self.arrival, "start": self.start,
             "finish": self.finish, "work": self.work, "done": self.done, "response": response,
             "cpu": self.cpu, "queue": self.queue, "page": self.page, "io": self.io, "net": self.net,
+            "sync": self.sync,
             "faults": self.faults, "io_requests": self.io_requests, "migrations": self.migrations,
             "remote_execs": self.remote_execs, "nodes": " ".join(map(str, self.nodes)),
-            "peak_memory": self.peak_demand(),
+            "peak_memory": self.peak_demand(), "group": self.group,
         }
 
 

@@ -7,7 +7,7 @@ A job's life here: it arrives at its home node (from the workload) and waits in 
 policy places it: here, on another node (remote execution), or not yet. Admitted, it joins the resident jobs,
 whose memory demands load the pager, and the CPU's ready set. It leaves the CPU at each stop: a page fault
 or an I/O miss (blocked on the disk), a change in its memory demand (it goes on), its end. It may be migrated
-while resident and ready. Time is charged to exactly one of cpu, queue, page, io, net at every instant.
+while resident and ready. Time is charged to exactly one of cpu, queue, page, io, net, sync at every instant.
 """
 from __future__ import annotations
 
@@ -46,6 +46,8 @@ class Workstation(Participant):
         self._area_at = 0.0
         self.faults = self.io_misses = 0
         self.replaced = 0               # finished jobs of a constant population, replaced by copies
+        self.inbox: dict[tuple, int] = {}       # parallel tasks: partners' messages (group, rank, iteration) come in
+        self.waiting: dict[tuple, list] = {}    # (group, rank) -> [task, iteration, messages still due, since]
         self._fault_rate = 0.0          # the per-op fault rate last applied to the resident jobs
         self._last = {"time": 0.0, "busy": 0.0, "faults": 0, "disk": 0.0}
         self.owner = None if owner is None else Owner(
@@ -194,7 +196,7 @@ class Workstation(Participant):
 
     @staticmethod
     def _set_stop(job: Job) -> None:
-        job.stop_at = min(job.work, job.io_at, job.fault_at, job.next_breakpoint())
+        job.stop_at = min(job.work, job.io_at, job.fault_at, job.next_breakpoint(), job.next_sync())
 
     def _on_stop(self, job: Job) -> bool:
         """The CPU brought `job` to its stop; True if it goes on running."""
@@ -209,6 +211,9 @@ class Workstation(Participant):
             self.faults += 1
             self._block(job, "page", self.pager.page_size)
             return False
+        if job.done >= job.next_sync():
+            job.iteration += 1
+            return self._sync(job)
         if job.done >= job.io_at:
             job.io_requests += 1
             job.io_at = job.done + self.rng.expovariate(job.io_rate)
@@ -221,6 +226,20 @@ class Workstation(Participant):
         self._memory_changed()      # a step in its memory demand
         self._set_stop(job)
         return True
+
+    def _sync(self, job: Job) -> bool:
+        """A parallel task ends a compute phase: it sends its partners a message and goes on only once it has
+        theirs of this iteration (some may be here already). The wait is its own share of the time (`sync`)."""
+        for rank, node in job.partners:
+            self.send(node, "sync", {"group": job.group, "to": rank, "from": job.rank, "it": job.iteration},
+                      extra=job.message)
+        due = len(job.partners) - self.inbox.pop((job.group, job.rank, job.iteration), 0)
+        self._set_stop(job)
+        if due <= 0:
+            return True
+        job.state = "blocked"
+        self.waiting[job.group, job.rank] = [job, job.iteration, due, self.q.now]
+        return False
 
     def _cache_hit_ratio(self, job: Job) -> float:
         """Core default for reads: the buffer cache serves them in proportion to its size against the
@@ -282,6 +301,18 @@ class Workstation(Participant):
         if kind == "load_index":      # the collector holds every node's latest report: it replaces the view
             self.index = {r["node"]: r for r in env.payload["reports"] if r["node"] != self.id}
             self._view_refreshed()
+        elif kind == "sync":             # a parallel task's partner ended a compute phase
+            p = env.payload
+            wait = self.waiting.get((p["group"], p["to"]))
+            if wait is not None and wait[1] == p["it"]:
+                wait[2] -= 1
+                if wait[2] == 0:
+                    job, _, _, since = self.waiting.pop((p["group"], p["to"]))
+                    job.sync += self.q.now - since
+                    self._run(job, "unblock")
+            else:
+                key = (p["group"], p["to"], p["it"])
+                self.inbox[key] = self.inbox.get(key, 0) + 1
         elif kind == "load_report":      # gossip: a peer's view
             for r in env.payload["report"]:
                 if r["node"] != self.id and r["time"] > self.index.get(r["node"], {"time": -1})["time"]:

@@ -23,9 +23,11 @@ KINDS: dict[str, tuple[str, ...]] = {
     "remote_exec": ("job", "sent"),      # a job that has not started, placed on another node (cost r)
     "migrate": ("job", "sent"),          # a running job's state, moved preemptively (cost r + D/B)
     "job_return": ("job", "sent", "reason"),   # a job refused by its destination, back to its sender
+    "sync": ("group", "to", "from", "it"),     # a parallel task ended a compute phase, to a partner task
 }
 
 
+INTEGERS = {"group", "to", "from", "it"}     # payload fields that must be non-negative integers
 ALL = -1     # the destination of a broadcast: every workstation
 
 
@@ -92,6 +94,11 @@ def _check(i: int, item) -> Envelope:
                               or not 0 <= payload["sent"] <= deliver_at):
         raise MessageError(f"{where} ({kind}): field 'payload.sent': expected the send time, at most deliver_at, "
                            f"got {payload['sent']!r}")
+    for name in INTEGERS.intersection(KINDS[kind]):
+        value = payload[name]
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise MessageError(f"{where} ({kind}): field 'payload.{name}': expected a non-negative integer, "
+                               f"got {value!r}")
     return Envelope(float(deliver_at), sender, seq, kind, payload, dest)
 
 

@@ -2,7 +2,7 @@
 
     jobs.csv      one row per submitted job, finished or not (its state says which): arrival, start, finish,
                   home, nodes visited, migrations, and the split of its response time into cpu, queue, page,
-                  io and net; slowdown
+                  io, net and sync; slowdown
     nodes.csv     per-workstation samples at the load-report period
     events.jsonl  migrations, remote executions, refusals, warnings, in time order
     summary.json  scenario, seed, version, runtime, metrics, accounting checks and fidelity figures
@@ -143,13 +143,13 @@ def owner_metrics(jobs, stats, horizon) -> dict:
 def checks(jobs, stats, end, complete: bool = True) -> dict:
     """Accounting that must balance on every run (the tests hold every scenario to these):
     - every job accounted: each submitted job appears once, in a known state;
-    - time split: for each finished job, response == cpu + queue + page + io + net;
+    - time split: for each finished job, response == cpu + queue + page + io + net + sync;
     - work conservation: ops delivered by the CPUs == work of finished jobs + work done on unfinished ones;
     - Little's law: the jobs present, integrated over time on the nodes, plus time on the wire, equals the
       jobs' time in the system (L = lambda W, measured two independent ways).
     Work and Little need every node's counters: without them (`complete` false, a node was lost) they are null."""
     done = [j for j in jobs if j["state"] == "done"]
-    split = max((abs(j["response"] - (j["cpu"] + j["queue"] + j["page"] + j["io"] + j["net"])) /
+    split = max((abs(j["response"] - (j["cpu"] + j["queue"] + j["page"] + j["io"] + j["net"] + j["sync"])) /
                  max(j["response"], 1e-12) for j in done), default=0.0)
     delivered = sum(s["work"] for s in stats)
     accounted = sum(j["done"] for j in jobs)

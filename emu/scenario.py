@@ -84,6 +84,14 @@ WORKLOAD = {
     }),
     "programs": F("list", [], schema=PROGRAM),
     "closed": F("bool", False),
+    "parallel": F("table", schema={       # bulk-synchronous parallel jobs (paper 004 §7); see emu/workload.py
+        "tasks": F("int", 0, minimum=0),
+        "granularity": F("work", "100 ms", positive=True),
+        "iterations": F("int", 100, minimum=1),
+        "barrier": F("bool", True),
+        "message": F("size", "1 KB", minimum=0),
+        "nodes": F("list", None),
+    }),
 }
 SCHEMA = {
     "name": F("str", required=True),
@@ -236,7 +244,7 @@ def _policy(path: str, raw: dict, section: str = "policy") -> dict:
     return _table(path, f"{section}.", schema, raw)
 
 
-def _check_workload(path: str, base: Path, i: int, w: dict) -> None:
+def _check_workload(path: str, base: Path, i: int, w: dict, nodes: int) -> None:
     where = f"{path}: field 'workload[{i}]."
     arrival, life = w["arrival"], w["lifetime"]
     needs = {"poisson": ["mean_interarrival"], "lognormal": ["span"], "trace": ["file"]}[arrival["process"]]
@@ -248,9 +256,13 @@ def _check_workload(path: str, base: Path, i: int, w: dict) -> None:
         if not file.is_file():
             raise ScenarioError(f"{where}arrival.file': cannot read trace file {str(file)!r}")
         arrival["file"] = str(file)
+        if w["parallel"]["tasks"]:
+            raise ScenarioError(f"{where}parallel.tasks': parallel jobs need a drawn arrival process, not a trace")
         return
     dist = life["distribution"]
     needs = {"exponential": ["mean"], "fixed": ["mean"], "pareto": ["min", "max"], "programs": []}[dist]
+    if w["parallel"]["tasks"]:
+        needs = []                      # a parallel task's work is its iterations' granularity
     for name in needs:
         if life[name] is None:
             raise ScenarioError(f"{where}lifetime.{name}': missing (needed by distribution = {dist!r})")
@@ -260,6 +272,11 @@ def _check_workload(path: str, base: Path, i: int, w: dict) -> None:
         raise ScenarioError(f"{where}programs': missing (needed by distribution = 'programs')")
     if w["io"]["read_fraction"] > 1:
         raise ScenarioError(f"{where}io.read_fraction': expected a fraction from 0 to 1")
+    par = w["parallel"]
+    if par["nodes"] is not None and (len(par["nodes"]) != par["tasks"] or not all(
+            isinstance(x, int) and not isinstance(x, bool) and 0 <= x < nodes for x in par["nodes"])):
+        raise ScenarioError(f"{where}parallel.nodes': expected {par['tasks']} node ids from 0 to {nodes - 1} "
+                            f"(one per task), got {par['nodes']!r}")
 
 
 def _check_owner(path: str, base: Path, o: dict) -> None:
@@ -320,8 +337,9 @@ def load(source, overrides: list[str] = ()) -> dict:
     elif not isinstance(scenario["seeds"], list) or not scenario["seeds"] or not all(
             isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in scenario["seeds"]):
         raise ScenarioError(f"{path}: field 'seeds': expected a list of non-negative whole numbers")
+    n_nodes = len(node_specs(scenario))
     for i, w in enumerate(scenario["workload"]):
-        _check_workload(path, Path(path).parent, i, w)
+        _check_workload(path, Path(path).parent, i, w, n_nodes)
     _check_owner(path, Path(path).parent, scenario["owner"])
     scenario["file"] = path
     return scenario

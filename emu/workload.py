@@ -18,6 +18,12 @@ Memory: a job's peak demand is `demand` (or uniform in [demand, max]; or the pro
 `ramp` > 0 the demand climbs to the peak in `ramp_steps` steps over that fraction of the job's life (spec 000
 A11: "ramp-and-hold"); with `phases` > 1 (or a program's `min_memory`) the rest of its life is split into
 phases of demand drawn uniformly between the minimum and the peak.
+With `parallel.tasks` = k > 0 each job of the stream is a bulk-synchronous parallel job (paper 004 §7, after
+Dusseau et al.): k tasks, task r on node `parallel.nodes[r]` (default r), each computing `iterations` phases
+of `granularity` work and, after each, exchanging a `message` with its partners and waiting for theirs: every
+other task when `barrier` is on (the spec's default: a barrier closes each iteration), else its NEWS
+neighbours on a 2-D torus (rows x cols, rows the largest power of two up to sqrt(k); 8 tasks: 2 x 4).
+The job's lifetime and memory settings apply to each task; its completion is its last task's.
 With `closed = true` the stream is a constant population: each job, when it finishes, is replaced at once by
 a copy arriving at the node where it finished (its queue), as in paper 004's throughput runs (spec 004 §6).
 """
@@ -39,8 +45,11 @@ def generate(scenario: dict, n_nodes: int) -> list[Job]:
         rng = np.random.default_rng(np.random.SeedSequence([scenario["seed"], 0, i]))
         jobs += _stream(stream, rng, n_nodes, scenario["file"], i)
     jobs.sort(key=lambda j: (j.arrival, j.home))
+    groups: dict[int, int] = {}
     for new_id, job in enumerate(jobs):
         job.id = new_id
+        if job.group >= 0:                  # a parallel job is named by its first task's id
+            job.group = groups.setdefault(job.group, new_id)
     return jobs
 
 
@@ -64,7 +73,9 @@ def _stream(w: dict, rng, n_nodes: int, file: str, index: int) -> list[Job]:
         peak = w["memory"]["demand"]
         low = None
         io_rate, io_size, migratable = w["io"]["rate"], w["io"]["size"], True
-        if life["distribution"] == "programs":
+        if w["parallel"]["tasks"]:
+            work = w["parallel"]["granularity"] * w["parallel"]["iterations"]
+        elif life["distribution"] == "programs":
             weights = np.array([p["weight"] for p in w["programs"]])
             p = w["programs"][rng.choice(len(weights), p=weights / weights.sum())]
             program, work, peak, low = p["name"], p["work"], p["memory"], p["min_memory"]
@@ -81,11 +92,32 @@ def _stream(w: dict, rng, n_nodes: int, file: str, index: int) -> list[Job]:
             low = 0.0
         memory = memory_profile(rng, peak, low, w["memory"]["ramp"], w["memory"]["ramp_steps"],
                                 w["memory"]["phases"])
-        jobs.append(Job(id=k, home=int(homes[k]), arrival=float(times[k]), work=float(max(work, 1e-9)),
-                        memory=memory, io_rate=io_rate, io_size=io_size,
-                        io_read=w["io"]["read_fraction"], program=program, cls=w["class"],
-                        migratable=migratable, closed=w["closed"]))
+        job = Job(id=k, home=int(homes[k]), arrival=float(times[k]), work=float(max(work, 1e-9)),
+                  memory=memory, io_rate=io_rate, io_size=io_size,
+                  io_read=w["io"]["read_fraction"], program=program, cls=w["class"],
+                  migratable=migratable, closed=w["closed"])
+        jobs += tasks(job, w["parallel"], index * 1_000_000 + k) if w["parallel"]["tasks"] else [job]
     return jobs
+
+
+def tasks(job: Job, par: dict, group: int) -> list[Job]:
+    """The k tasks of one bulk-synchronous parallel job (see the module docstring)."""
+    k = par["tasks"]
+    nodes = par["nodes"] if par["nodes"] is not None else list(range(k))
+    rows = 1 << int(math.log2(math.isqrt(k))) if k > 1 else 1
+    cols = k // rows
+
+    def partners(r: int) -> list[int]:
+        if par["barrier"]:
+            return [p for p in range(k) if p != r]
+        i, j = divmod(r, cols)
+        near = {((i + di) % rows) * cols + (j + dj) % cols for di, dj in ((-1, 0), (1, 0), (0, -1), (0, 1))}
+        return sorted(p for p in near if p != r and p < k)
+
+    return [Job(id=job.id, home=nodes[r], arrival=job.arrival, work=par["granularity"] * par["iterations"],
+                memory=job.memory, program=job.program or "bsp", cls=job.cls, migratable=False, group=group, rank=r,
+                phase=par["granularity"], partners=[[p, nodes[p]] for p in partners(r)], message=par["message"])
+            for r in range(k)]
 
 
 def bounded_pareto(rng, alpha: float, low: float, high: float) -> float:

@@ -38,7 +38,7 @@ def assert_balanced(result: dict) -> None:
     assert sum(metrics["states"].values()) == metrics["jobs_submitted"]
     assert metrics["states"]["lost"] == 0
     assert metrics["jobs_submitted"] + metrics["jobs_not_arrived"] == metrics["jobs_replaced"] + sum(
-        w["jobs"] for w in result["summary"]["config"]["workload"])
+        w["jobs"] * max(1, w["parallel"]["tasks"]) for w in result["summary"]["config"]["workload"])
 
 
 os.environ.setdefault("PYTHONHASHSEED", "0")

@@ -30,3 +30,18 @@ def test_same_seed_same_results_other_seed_other_results(tmp_path):
     c = jobs_csv(run("quickstart.toml", "workload.jobs=60", "seed=8"), tmp_path / "c")
     assert a == b
     assert a != c
+
+
+@pytest.mark.ray
+@pytest.mark.parametrize("name, overrides", [
+    ("p004/ll_c1.toml", ("cluster.nodes=6", "workload.jobs=10", 'workload.lifetime={distribution="fixed", mean="60 s"}',
+                         "policy=linger_longer")),
+    ("p004/ll_p1.toml", ("owner.nodes=3", "workload.parallel.iterations=20")),
+])
+def test_owners_and_parallel_jobs_are_identical_inline_and_stepped(ray_local, tmp_path, name, overrides):
+    """Paper 004's models across runtimes: owners' bursts and episodes drawn inside each actor, evictions and
+    migrations, and parallel tasks synchronizing by messages between actors."""
+    inline = run(name, *overrides)
+    stepped = run(name, *overrides, runtime="stepped")
+    assert jobs_csv(inline, tmp_path / "inline") == jobs_csv(stepped, tmp_path / "stepped")
+    assert_balanced(stepped)

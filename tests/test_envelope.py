@@ -45,7 +45,8 @@ def valid(kind="remote_exec", deliver_at=1.0, sender=1, seq=1, dest=0) -> list:
                "load_index": {"reports": []},
                "remote_exec": {"job": job_state(), "sent": 0.5},
                "migrate": {"job": job_state(), "sent": 0.5},
-               "job_return": {"job": job_state(), "reason": "refused", "sent": 0.5}}[kind]
+               "job_return": {"job": job_state(), "reason": "refused", "sent": 0.5},
+               "sync": {"group": 0, "to": 3, "from": 1, "it": 7}}[kind]
     return [deliver_at, sender, seq, kind, payload, dest]
 
 
@@ -87,6 +88,13 @@ def test_empty_batch_round_trips():
 def test_every_kind_round_trips():
     envelopes = [Envelope(*valid(kind)) for kind in KINDS]
     assert decode_batch(encode_batch(envelopes)) == envelopes
+
+
+@pytest.mark.parametrize("name, value", [("it", -1), ("to", 1.5), ("group", True), ("from", "2")])
+def test_rejects_a_sync_message_whose_counters_are_not_whole(name, value):
+    item = valid("sync")
+    item[4][name] = value
+    rejects(raw_batch(valid("sync"), item), "envelope #1 (sync)", f"payload.{name}", "non-negative integer")
 
 
 # -- rejection ---------------------------------------------------------------------------------------------------

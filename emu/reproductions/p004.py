@@ -1,10 +1,10 @@
 """Paper 004 (Ryu and Hollingsworth, Linger-Longer): the experiments `nowemu reproduce p004` runs and how
 their results are set beside the paper's (spec 004 §7, §9). See docs/p004.md for the model and its defaults.
 
-Reproduced: Fig. 7 (node level), Fig. 8 (one owner episode), Table 1 for both workloads: average job time,
+Reproduced: Fig. 7 (node level), Fig. 8 (one owner episode), Table 1 for both workloads (average job time,
 variation, family time, the local delay, and the throughput of the paper's separate constant-population
-runs (`workload.closed`, one simulated hour). Not yet: Fig. 10 (time per state) and the parallel jobs
-(Figs. 11-18).
+runs, `workload.closed`, one simulated hour), and the synthetic parallel jobs of Figs. 11-13. Not yet:
+Fig. 10 (time per state) and the DSM applications (Figs. 14-18).
 """
 from __future__ import annotations
 
@@ -27,6 +27,19 @@ TABLE1 = {"wl1": {"linger_longer": (1044, 13.7, 1847, 52.2), "linger_forever": (
 # Fig. 8's setting (scenarios/p004/ll_n2.toml): a 50-s job, owner at h = 0.2, T_migr = 8 MB at 10 Mbps
 WORK, H = 50.0, 0.2
 T_MIGR = units.parse("8 MB", "size") / units.parse("10 Mbps", "bandwidth")
+
+
+FIG13_WIDTHS = (8, 16, 32)
+
+
+def _idle_counts(quick: bool) -> list[int]:
+    return [8, 16, 24] if quick else list(range(4, 33, 4))
+
+
+def fig13_placement(width: int, idle: int, total: int = 32) -> list[int]:
+    """LL-k's nodes when the last `idle` of `total` workstations are idle: the idle ones first, then nonidle."""
+    idle_nodes, nonidle = list(range(total - idle, total)), list(range(total - idle))
+    return (idle_nodes + nonidle)[:width]
 
 
 def _levels(quick: bool) -> list[float]:
@@ -57,19 +70,50 @@ def experiments(quick: bool, seeds: int | None) -> list[Experiment]:
         Experiment("wl2", "p004/ll_c1.toml", [policies, *small, *wl2], n),
         Experiment("thr1", "p004/ll_c1.toml", [policies, *small, *(["workload.jobs=32"] if quick else []), *closed], n),
         Experiment("thr2", "p004/ll_c1.toml", [policies, *small, *wl2, *closed], n),
+        *_parallel(quick, n),
     ]
+
+
+def _parallel(quick: bool, n: int) -> list[Experiment]:
+    """Figs. 11 and 13. Fig. 13's points each need their own task placement, so each is one experiment."""
+    iterations = [f"workload.parallel.iterations={30 if quick else 100}"]
+    out = [Experiment("fig11-idle", "p004/ll_p1.toml", ["owner.nodes=0", *iterations], n),
+           Experiment("fig11a", "p004/ll_p1.toml", [
+               "owner.nodes=1", "owner.utilization=" + ("0.2,0.4,0.6" if quick else
+                                                        ",".join(f"{u / 10:g}" for u in range(1, 10))), *iterations], n),
+           Experiment("fig11b", "p004/ll_p1.toml", [
+               "owner.nodes=" + ("1,4,8" if quick else "1,2,3,4,5,6,7,8"),
+               "owner.utilization=" + ("0.2,0.4" if quick else "0.1,0.2,0.3,0.4"), *iterations], n)]
+    grains = [10, 100, 500] if quick else [10, 50, 100, 250, 500, 1000]
+    grain_axis = "workload.parallel.granularity=" + ",".join(f'"{g} ms"' for g in grains)
+    fig12_iterations = [f"workload.parallel.iterations={20 if quick else 50}"]
+    out += [Experiment("fig12-idle", "p004/ll_p1.toml", ["owner.nodes=0", grain_axis, *fig12_iterations], n),
+            Experiment("fig12", "p004/ll_p1.toml", [
+                "owner.nodes=" + ("1,4" if quick else "1,2,4,8"), "owner.utilization=0.2,0.4", grain_axis,
+                *fig12_iterations], n)]
+    base = 10 if quick else 25                       # iterations at width 32: fixed total work (A16)
+    for idle in _idle_counts(quick):
+        widths = [(f"ll{w}", w, fig13_placement(w, idle)) for w in FIG13_WIDTHS]
+        p = 1 << int(math.log2(idle))
+        widths.append(("reconf", p, list(range(32 - idle, 32 - idle + p))))
+        for name, width, nodes in widths:
+            out.append(Experiment(f"fig13-{name}-i{idle}", "p004/ll_p4.toml", [
+                f"owner.nodes={32 - idle}", "owner.utilization=0.2,0.4", f"workload.parallel.tasks={width}",
+                f"workload.parallel.iterations={base * 32 // width}",
+                "workload.parallel.nodes=[" + ",".join(map(str, nodes)) + "]"], n))
+    return out
 
 
 def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
     claims, sections = [], []
-    for part in (_fig7, _fig8, _table1):
+    for part in (_fig7, _fig8, _table1, _fig11, _fig12, _fig13):
         c, s = part(records, plots)
         claims += c
         sections += s
     sections += ["## Not yet reproduced", "",
                  "- **Fig. 10** (time per job state): nowemu logs suspensions and owner episodes as events, but "
                  "does not yet add up lingering, paused and suspended time per job.",
-                 "- **Parallel jobs** (Figs. 11-18): bulk-synchronous jobs across workstations are not built yet.",
+                 "- **DSM applications** (Figs. 14-18: sor, water, fft under CVM): no DSM model yet.",
                  ""]
     return claims, sections
 
@@ -257,4 +301,158 @@ def _table1(records, plots):
         fig.savefig(plots / "table1.png", dpi=100)
         plt.close(fig)
         L += ["![Table 1](PLOTS/table1.png)", ""]
+    return claims, L
+
+
+def _slowdowns(records, name: str, reference: dict, **combo) -> tuple[float, float]:
+    """Mean and 95 % interval of completion / the all-idle completion, paired by seed."""
+    runs = select(records[name], **combo)
+    return mean_ci([r["metrics"]["makespan"] / reference[r["seed"]] for r in runs if r["seed"] in reference])
+
+
+def _fig11(records, plots):
+    idle = {r["seed"]: r["metrics"]["makespan"] for r in select(records["fig11-idle"])}
+    levels_a = sorted({float(r["combo"]["owner.utilization"]) for r in records["fig11a"]})
+    a = {u: _slowdowns(records, "fig11a", idle, **{"owner.utilization": f"{u:g}"}) for u in levels_a}
+    counts = sorted({int(r["combo"]["owner.nodes"]) for r in records["fig11b"]})
+    levels_b = sorted({float(r["combo"]["owner.utilization"]) for r in records["fig11b"]})
+    b = {(k, u): _slowdowns(records, "fig11b", idle, **{"owner.nodes": str(k), "owner.utilization": f"{u:g}"})
+         for k in counts for u in levels_b}
+    low = [a[u][0] for u in levels_a if u < 0.4]
+    high = [a[u][0] for u in levels_a if u >= 0.6]
+    at20 = max(b[k, u][0] for k in counts for u in levels_b if u <= 0.2)
+    at40 = b[counts[-1], max(levels_b)][0]
+    claims = [
+        Claim("Fig. 11a", "one nonidle node: slowdown 1.1 to 1.5 below 40 % utilization", "1.1-1.5",
+              f"{min(low):.2f}-{max(low):.2f}", 1.0 <= min(low) and max(low) <= 1.5,
+              "lower bound 1 / (1 - u) (spec §9); fine mode adds the slowest burst's wait"),
+        Claim("Fig. 11a", "above 50 %, lingering slows the job dramatically", "large", f"from {min(high):.2f}",
+              min(high) >= 2, "counted as holding when at least 2 (reconfiguring to half the nodes costs 2)"),
+        Claim("Fig. 11b", "up to 20 %, the largest slowdown is a factor of 2, even with all 8 nodes nonidle", "<= 2",
+              f"{at20:.2f}", at20 <= 2.0, "barrier every iteration: the slowest of the nonidle tasks decides"),
+        Claim("Fig. 11b", "at 40 % with many nonidle nodes the slowdown is significant", "large",
+              f"{at40:.2f} ({counts[-1]} nonidle)", at40 >= 2, "counted as holding when at least 2"),
+    ]
+    L = ["## Fig. 11: an 8-task bulk-synchronous job with nonidle nodes", "",
+         "`scenarios/p004/ll_p1.toml`: g = 100 ms, a barrier every iteration, fine mode; slowdown = completion / "
+         "completion with every node idle (same seed).", "",
+         "| (a) utilization of the one nonidle node | " + " | ".join(f"{u:.0%}" for u in levels_a) + " |",
+         "|---|" + "--:|" * len(levels_a),
+         "| slowdown | " + " | ".join(fmt(*a[u]) for u in levels_a) + " |", "",
+         "| (b) nonidle nodes | " + " | ".join(f"{u:.0%}" for u in levels_b) + " |", "|--:|" + "--:|" * len(levels_b)]
+    L += [f"| {k} | " + " | ".join(fmt(*b[k, u]) for u in levels_b) + " |" for k in counts]
+    L += ["", "![Fig. 11](PLOTS/fig11.png)", ""]
+    if plots is not None:
+        import matplotlib.pyplot as plt
+        fig, (pa, pb) = plt.subplots(1, 2, figsize=(10, 4))
+        pa.plot([u * 100 for u in levels_a], [a[u][0] for u in levels_a], marker="o")
+        pa.set(xlabel="local utilization of the nonidle node (%)", ylabel="slowdown", title="(a) one nonidle node")
+        for u in levels_b:
+            pb.plot(counts, [b[k, u][0] for k in counts], marker="o", label=f"{u:.0%}")
+        pb.set(xlabel="nonidle nodes", ylabel="slowdown", title="(b) by number of nonidle nodes")
+        pb.legend(title="utilization")
+        fig.tight_layout()
+        fig.savefig(plots / "fig11.png", dpi=100)
+        plt.close(fig)
+    return claims, L
+
+
+def _fig13(records, plots):
+    points = {}
+    for name, runs in records.items():
+        if name.startswith("fig13-"):
+            _, variant, idle = name.split("-")
+            for u in ("0.2", "0.4"):
+                points[variant, int(idle[1:]), float(u)] = mean_ci(metric(select(runs, **{"owner.utilization": u}),
+                                                                          "makespan"))
+    idles = sorted({i for _, i, _ in points})
+    variants = [f"ll{w}" for w in FIG13_WIDTHS] + ["reconf"]
+    names = {"ll8": "LL-8", "ll16": "LL-16", "ll32": "LL-32", "reconf": "Reconfigure"}
+
+    def lingering(widths):        # the points where LL-k must linger: fewer idle nodes than it has tasks
+        return [(f"ll{w}", i) for w in widths for i in idles if i < w]
+
+    def faster(u, points_):       # of those points, the ones where lingering beats reconfiguration
+        return [(v, i) for v, i in points_ if points[v, i, u][0] < points["reconf", i, u][0]]
+
+    small, every = lingering((8, 16)), lingering(FIG13_WIDTHS)
+    at20, at40 = faster(0.2, small), faster(0.4, every)
+    ll32 = {u: [32 - i for i in idles if points["ll32", i, u][0] < points["reconf", i, u][0]] for u in (0.2, 0.4)}
+    claims = [
+        Claim("Fig. 13a", "at 20 %, lingering on 8 or 16 nodes beats reconfiguration", "LL wins",
+              f"LL-8/LL-16 faster at {len(at20)} of the {len(small)} points where they linger",
+              len(at20) > len(small) / 2, "where LL-k has idle nodes for all its tasks it ties with Reconfigure"),
+        Claim("Fig. 13b", "at 40 %, reconfiguration generally completes faster", "Reconfigure wins",
+              f"Reconfigure faster at {len(every) - len(at40)} of the {len(every)} points where LL-k lingers",
+              len(every) - len(at40) > len(every) / 2, "counted as holding at most of those points"),
+        Claim("Fig. 13", "LL-32 beats reconfiguration with five or fewer nonidle nodes at 20 % (or 40 %: spec A17)",
+              "<= 5 nonidle", "LL-32 wins with " + "; ".join(
+                  f"{u:.0%}: {', '.join(map(str, sorted(ll32[u]))) or 'none'} nonidle" for u in (0.2, 0.4)),
+              all(k in ll32[0.2] for k in range(1, 6) if 32 - k in idles),
+              "reconfiguration is free here, as in the paper"),
+    ]
+    L = ["## Fig. 13: lingering against reconfiguration, 32 workstations", "",
+         "`scenarios/p004/ll_p4.toml`: fixed total work (32 tasks x 25 iterations of 500 ms); LL-k on k nodes, "
+         "idle ones first; Reconfigure on the largest power-of-two number of idle nodes. Completion time (s).", ""]
+    for u in (0.2, 0.4):
+        L += [f"**{u:.0%} local utilization**", "", "| idle nodes | " + " | ".join(names[v] for v in variants) + " |",
+              "|--:|" + "--:|" * len(variants)]
+        L += [f"| {i} | " + " | ".join(fmt(*points[v, i, u], 1) for v in variants) + " |" for i in idles]
+        L += [""]
+    L += ["![Fig. 13](PLOTS/fig13.png)", ""]
+    if plots is not None:
+        import matplotlib.pyplot as plt
+        fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+        for ax, u in zip(axes, (0.2, 0.4)):
+            for v in variants:
+                ax.plot(idles, [points[v, i, u][0] for i in idles], marker="o", label=names[v])
+            ax.set(xlabel="idle nodes", ylabel="completion time (s)", title=f"({'ab'[u == 0.4]}) {u:.0%} utilization")
+            ax.legend()
+        fig.tight_layout()
+        fig.savefig(plots / "fig13.png", dpi=100)
+        plt.close(fig)
+    return claims, L
+
+
+def _fig12(records, plots):
+    grains = sorted({_unit(r["combo"]["workload.parallel.granularity"]) for r in records["fig12"]},
+                    key=lambda g: float(g.split()[0]))
+    counts = sorted({int(r["combo"]["owner.nodes"]) for r in records["fig12"]})
+    idle = {g: {r["seed"]: r["metrics"]["makespan"] for r in
+                select(records["fig12-idle"], **{"workload.parallel.granularity": f'"{g}"'})} for g in grains}
+    s = {(g, k, u): _slowdowns(records, "fig12", idle[g], **{"workload.parallel.granularity": f'"{g}"',
+                                                              "owner.nodes": str(k), "owner.utilization": u})
+         for g in grains for k in counts for u in ("0.2", "0.4")}
+    coarse = [g for g in grains if float(g.split()[0]) >= 50]
+    trend = all(s[a, k, u][0] >= s[b, k, u][0] * 0.97 for a, b in zip(coarse, coarse[1:]) for k in counts
+                for u in ("0.2", "0.4"))
+    four = max(s[g, 4, "0.2"][0] for g in grains if float(g.split()[0]) >= 100) if 4 in counts else math.nan
+    claims = [
+        Claim("Fig. 12", "larger synchronization granularity, less slowdown", "decreasing from 50 ms up",
+              "decreasing" if trend else "not decreasing everywhere", trend, "each point against all-idle at the same g"),
+        Claim("Fig. 12a", "at 20 % with 4 nonidle nodes the slowdown stays under 1.5", "< 1.5",
+              f"up to {four:.2f} (g >= 100 ms)", four < 1.5, "reconfiguring away 4 of 8 nodes would cost 2"),
+    ]
+    L = ["## Fig. 12: synchronization granularity", "",
+         "`scenarios/p004/ll_p1.toml` with the compute phase g varied; slowdown against the all-idle run at the "
+         "same g.", ""]
+    for u in ("0.2", "0.4"):
+        L += [f"**{float(u):.0%} local utilization**", "", "| nonidle nodes | " + " | ".join(grains) + " |",
+              "|--:|" + "--:|" * len(grains)]
+        L += [f"| {k} | " + " | ".join(fmt(*s[g, k, u]) for g in grains) + " |" for k in counts]
+        L += [""]
+    L += ["![Fig. 12](PLOTS/fig12.png)", ""]
+    if plots is not None:
+        import matplotlib.pyplot as plt
+        fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+        for ax, u in zip(axes, ("0.2", "0.4")):
+            for k in counts:
+                ax.plot([float(g.split()[0]) for g in grains], [s[g, k, u][0] for g in grains], marker="o",
+                        label=f"{k} nonidle")
+            ax.set(xscale="log", xlabel="computation between synchronizations (ms)", ylabel="slowdown",
+                   title=f"({'ab'[u == '0.4']}) {float(u):.0%} utilization")
+            ax.legend()
+        fig.tight_layout()
+        fig.savefig(plots / "fig12.png", dpi=100)
+        plt.close(fig)
     return claims, L
