@@ -86,6 +86,19 @@ def ratio(a: list[dict], b: list[dict], name: str) -> tuple[float, float]:
     return mean_ci([x[s] / y[s] for s in sorted(x) if s in y and y[s]])
 
 
+def figure(plots, name: str, panels: int, draw) -> None:
+    """Draw `panels` plots side by side, `draw(*axes)`, into `plots/<name>.png` (nothing when `plots` is None:
+    matplotlib is an optional extra)."""
+    if plots is None:
+        return
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, panels, figsize=(5 * panels if panels > 1 else 6, 4), squeeze=False)
+    draw(*axes[0])
+    fig.tight_layout()
+    fig.savefig(plots / f"{name}.png", dpi=100)
+    plt.close(fig)
+
+
 def main(args) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from emu import units
-from emu.reproduce import Claim, Experiment, fmt, mean_ci, metric, ratio, select
+from emu.reproduce import Claim, Experiment, figure, fmt, mean_ci, metric, ratio, select
 from policies.linger_cost import linger_time
 
 TITLE = ('Ryu and Hollingsworth, "Exploiting Fine-Grained Idle Periods in Networks of Workstations", '
@@ -159,18 +159,15 @@ def _fig7(records, plots):
         L.append(f"| {u:.0%} | " + " | ".join(fmt(*ldr[c, u], 2, 100, " %") for c in switches) + " | " +
                  " | ".join(fmt(*fcsr[c, u], 1, 100, " %") for c in switches) + " |")
     L += ["", "![Fig. 7](PLOTS/fig7.png)", ""]
-    if plots is not None:
-        import matplotlib.pyplot as plt
-        fig, (a, b) = plt.subplots(1, 2, figsize=(10, 4))
+
+    def draw(a, b):
         for c in switches:
             a.plot([u * 100 for u in levels], [ldr[c, u][0] * 100 for u in levels], marker="o", label=_unit(c))
             b.plot([u * 100 for u in levels], [fcsr[c, u][0] * 100 for u in levels], marker="o", label=_unit(c))
         a.set(xlabel="local utilization (%)", ylabel="local delay ratio (%)", title="(a) LDR")
         b.set(xlabel="local utilization (%)", ylabel="idle cycles used (%)", title="(b) FCSR")
         a.legend(title="context switch")
-        fig.tight_layout()
-        fig.savefig(plots / "fig7.png", dpi=100)
-        plt.close(fig)
+    figure(plots, "fig7", 2, draw)
     return claims, L
 
 
@@ -202,17 +199,14 @@ def _fig8(records, plots):
         L.append(f"| {d:g} | {done['immediate_eviction', d]:.2f} | {done['linger_longer', d]:.2f} | "
                  f"{WORK + T_MIGR:.2f} | {min(WORK + H * d, WORK / (1 - H)):.2f} |")
     L += ["", "![Fig. 8](PLOTS/fig8.png)", ""]
-    if plots is not None:
-        import matplotlib.pyplot as plt
-        fig, ax = plt.subplots(figsize=(6, 4))
+
+    def draw(ax):
         ax.plot(episodes, [done["linger_longer", d] for d in episodes], marker="D", label="Linger-Longer")
         ax.plot(episodes, [done["immediate_eviction", d] for d in episodes], marker="s", label="Immediate-Eviction")
         ax.axvline(t_lingr, color="grey", linestyle=":", label="T_lingr (Eq. 4)")
         ax.set(xlabel="owner episode length D (s)", ylabel="completion time (s)")
         ax.legend()
-        fig.tight_layout()
-        fig.savefig(plots / "fig8.png", dpi=100)
-        plt.close(fig)
+    figure(plots, "fig8", 1, draw)
     return claims, L
 
 
@@ -283,24 +277,20 @@ def _table1(records, plots):
     spread = max(thr2) / min(thr2) - 1
     claims.append(Claim("Table 1, wl 2", "few jobs: throughput similar for all policies", "14.5-15.0 (within 3.5 %)",
                         f"within {spread:.1%}", spread <= 0.05, "counted as holding within 5 %"))
-    if plots is not None:
-        import matplotlib.pyplot as plt
-        import numpy as np
-        fig, axes = plt.subplots(1, 2, figsize=(10, 4))
-        x = np.arange(len(POLICIES))
+
+    def draw(*axes):
+        x = list(range(len(POLICIES)))
         for ax, (name, col, title) in zip(axes, (("mean_response", 0, "average job time"),
                                                   ("makespan", 2, "family time"))):
-            ax.bar(x - 0.2, [TABLE1["wl1"][p][col] for p in POLICIES], 0.4, label="paper")
-            ax.bar(x + 0.2, [stats["wl1", p, name][0] for p in POLICIES], 0.4,
+            ax.bar([i - 0.2 for i in x], [TABLE1["wl1"][p][col] for p in POLICIES], 0.4, label="paper")
+            ax.bar([i + 0.2 for i in x], [stats["wl1", p, name][0] for p in POLICIES], 0.4,
                    yerr=[0 if math.isnan(stats["wl1", p, name][1]) else stats["wl1", p, name][1] for p in POLICIES],
                    label="nowemu")
             ax.set_xticks(x, [SHORT[p] for p in POLICIES])
             ax.set(ylabel="seconds", title=f"Table 1, workload 1: {title}")
             ax.legend()
-        fig.tight_layout()
-        fig.savefig(plots / "table1.png", dpi=100)
-        plt.close(fig)
-        L += ["![Table 1](PLOTS/table1.png)", ""]
+    figure(plots, "table1", 2, draw)
+    L += ["![Table 1](PLOTS/table1.png)", ""]
     return claims, L
 
 
@@ -342,18 +332,15 @@ def _fig11(records, plots):
          "| (b) nonidle nodes | " + " | ".join(f"{u:.0%}" for u in levels_b) + " |", "|--:|" + "--:|" * len(levels_b)]
     L += [f"| {k} | " + " | ".join(fmt(*b[k, u]) for u in levels_b) + " |" for k in counts]
     L += ["", "![Fig. 11](PLOTS/fig11.png)", ""]
-    if plots is not None:
-        import matplotlib.pyplot as plt
-        fig, (pa, pb) = plt.subplots(1, 2, figsize=(10, 4))
+
+    def draw(pa, pb):
         pa.plot([u * 100 for u in levels_a], [a[u][0] for u in levels_a], marker="o")
         pa.set(xlabel="local utilization of the nonidle node (%)", ylabel="slowdown", title="(a) one nonidle node")
         for u in levels_b:
             pb.plot(counts, [b[k, u][0] for k in counts], marker="o", label=f"{u:.0%}")
         pb.set(xlabel="nonidle nodes", ylabel="slowdown", title="(b) by number of nonidle nodes")
         pb.legend(title="utilization")
-        fig.tight_layout()
-        fig.savefig(plots / "fig11.png", dpi=100)
-        plt.close(fig)
+    figure(plots, "fig11", 2, draw)
     return claims, L
 
 
@@ -400,17 +387,14 @@ def _fig13(records, plots):
         L += [f"| {i} | " + " | ".join(fmt(*points[v, i, u], 1) for v in variants) + " |" for i in idles]
         L += [""]
     L += ["![Fig. 13](PLOTS/fig13.png)", ""]
-    if plots is not None:
-        import matplotlib.pyplot as plt
-        fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+
+    def draw(*axes):
         for ax, u in zip(axes, (0.2, 0.4)):
             for v in variants:
                 ax.plot(idles, [points[v, i, u][0] for i in idles], marker="o", label=names[v])
             ax.set(xlabel="idle nodes", ylabel="completion time (s)", title=f"({'ab'[u == 0.4]}) {u:.0%} utilization")
             ax.legend()
-        fig.tight_layout()
-        fig.savefig(plots / "fig13.png", dpi=100)
-        plt.close(fig)
+    figure(plots, "fig13", 2, draw)
     return claims, L
 
 
@@ -442,9 +426,8 @@ def _fig12(records, plots):
         L += [f"| {k} | " + " | ".join(fmt(*s[g, k, u]) for g in grains) + " |" for k in counts]
         L += [""]
     L += ["![Fig. 12](PLOTS/fig12.png)", ""]
-    if plots is not None:
-        import matplotlib.pyplot as plt
-        fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+
+    def draw(*axes):
         for ax, u in zip(axes, ("0.2", "0.4")):
             for k in counts:
                 ax.plot([float(g.split()[0]) for g in grains], [s[g, k, u][0] for g in grains], marker="o",
@@ -452,7 +435,5 @@ def _fig12(records, plots):
             ax.set(xscale="log", xlabel="computation between synchronizations (ms)", ylabel="slowdown",
                    title=f"({'ab'[u == '0.4']}) {float(u):.0%} utilization")
             ax.legend()
-        fig.tight_layout()
-        fig.savefig(plots / "fig12.png", dpi=100)
-        plt.close(fig)
+    figure(plots, "fig12", 2, draw)
     return claims, L
