@@ -63,6 +63,10 @@ class Job:
     io: float = 0.0
     net: float = 0.0
     sync: float = 0.0
+    # paper 004's time per state (Fig. 10), inside the split above: resident on a nonidle node and not
+    # suspended (lingering), and suspended by its policy (Pause-and-Migrate's pause included)
+    lingering: float = 0.0
+    suspended: float = 0.0
     faults: int = 0
     io_requests: int = 0
     migrations: int = 0
@@ -72,8 +76,9 @@ class Job:
     stop_at: float = 0.0
     fault_at: float = float("inf")
     since: float = 0.0
+    mark: float = 0.0               # lingering and suspended time are accounted up to here
 
-    _LOCAL = ("stop_at", "fault_at", "since")
+    _LOCAL = ("stop_at", "fault_at", "since", "mark")
 
     @property
     def priority(self) -> int:
@@ -143,7 +148,7 @@ class Job:
             "state": self.state, "node": self.node, "arrival": self.arrival, "start": self.start,
             "finish": self.finish, "work": self.work, "done": self.done, "response": response,
             "cpu": self.cpu, "queue": self.queue, "page": self.page, "io": self.io, "net": self.net,
-            "sync": self.sync,
+            "sync": self.sync, "lingering": self.lingering, "suspended": self.suspended,
             "faults": self.faults, "io_requests": self.io_requests, "migrations": self.migrations,
             "remote_execs": self.remote_execs, "nodes": " ".join(map(str, self.nodes)),
             "peak_memory": self.peak_demand(), "group": self.group,

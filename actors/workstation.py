@@ -122,6 +122,7 @@ class Workstation(Participant):
                 job.io_at = INF
         if not job.nodes or job.nodes[-1] != self.id:
             job.nodes.append(self.id)
+        job.mark = self.q.now
         self.cpu.replan()       # settle progress before demand changes
         self.jobs[job.id] = job
         job.fault_at = INF
@@ -131,6 +132,7 @@ class Workstation(Participant):
 
     def _run(self, job: Job, reason: str) -> None:
         """A resident job wants the CPU: it gets in line, unless its policy holds it off (suspended)."""
+        self._owner_time(job)
         if self.policy.runnable(job, self):
             self.cpu.add(job, reason)
         else:
@@ -141,6 +143,7 @@ class Workstation(Participant):
         """Ask the policy again which resident jobs may run (the owner came or went): suspend or resume them.
         Time suspended is time waiting (`queue`)."""
         for job in list(self.jobs.values()):
+            self._owner_time(job)
             runnable = self.policy.runnable(job, self)
             if job.state == "suspended" and runnable:
                 job.queue += self.q.now - job.since
@@ -150,6 +153,15 @@ class Workstation(Participant):
                 self.cpu.remove(job)
                 job.state, job.since = "suspended", self.q.now
                 self.log("suspend", job=job.id)
+
+    def _owner_time(self, job: Job, nonidle: bool | None = None) -> None:
+        """Bring a resident job's lingering and suspended time (paper 004's Fig. 10) up to now; `nonidle` is
+        the node's state since the last account (default: as it is now)."""
+        dt, job.mark = self.q.now - job.mark, self.q.now
+        if job.state == "suspended":
+            job.suspended += dt
+        elif self.owner is not None and (self.owner.nonidle if nonidle is None else nonidle):
+            job.lingering += dt
 
     def _ship(self, job: Job, dest: int, kind: str, image: float, **fields) -> float:
         """Send a job away: `image` bytes of memory image go over the link, plus the fixed cost r."""
@@ -169,6 +181,7 @@ class Workstation(Participant):
             raise ValueError(f"policy asked node {self.id} to migrate job {job.id}, which is {job.state}"
                              f"{'' if job.migratable else ' and not migratable'}")
         self._count()
+        self._owner_time(job)
         if job.state == "suspended":
             job.queue += self.q.now - job.since
         else:
@@ -265,6 +278,7 @@ class Workstation(Participant):
 
     def _finish(self, job: Job) -> None:
         self._count()
+        self._owner_time(job)
         job.state, job.finish = "done", self.q.now
         del self.jobs[job.id]
         self.finished.append(job)
@@ -334,6 +348,8 @@ class Workstation(Participant):
     def owner_changed(self, nonidle: bool) -> None:
         """The owner came back (the node turned nonidle) or left (idle, by the recruitment threshold)."""
         self.log("nonidle" if nonidle else "idle")
+        for job in self.jobs.values():          # their time so far was in the state the owner just left
+            self._owner_time(job, not nonidle)
         self._hold()
         self._view_refreshed()
 
@@ -373,6 +389,7 @@ class Workstation(Participant):
         self._count()
         self.cpu.replan()           # bring progress and CPU accounting up to the end
         for job in self.jobs.values():
+            self._owner_time(job)
             if job.state == "suspended":
                 job.queue += self.q.now - job.since
                 job.since = self.q.now

@@ -2,7 +2,7 @@
 
     jobs.csv      one row per submitted job, finished or not (its state says which): arrival, start, finish,
                   home, nodes visited, migrations, and the split of its response time into cpu, queue, page,
-                  io, net and sync; slowdown
+                  io, net and sync; slowdown; and paper 004's lingering and suspended time
     nodes.csv     per-workstation samples at the load-report period
     events.jsonl  migrations, remote executions, refusals, warnings, in time order
     summary.json  scenario, seed, version, runtime, metrics, accounting checks and fidelity figures
@@ -104,6 +104,11 @@ def metrics(jobs, samples, stats, end, scenario) -> dict:
         # execution time: first start to finish (paper 004's "variation" is its coefficient of variation)
         "mean_execution_time": _mean(execution := [j["finish"] - j["start"] for j in done]),
         "execution_time_cv": float(np.std(execution) / np.mean(execution)) if len(execution) > 1 else float("nan"),
+        # paper 004's time per state (Fig. 10): waiting to start, lingering, suspended, on the network
+        "mean_wait_to_start": _mean([j["start"] - j["arrival"] for j in done]),
+        "mean_lingering_time": _mean([j["lingering"] for j in done]),
+        "mean_suspended_time": _mean([j["suspended"] for j in done]),
+        "mean_net_time": _mean([j["net"] for j in done]),
         "total_queue_time": float(sum(j["queue"] for j in done)),
         "total_cpu_time": float(sum(j["cpu"] for j in done)),
         "total_page_time": float(sum(j["page"] for j in done)),

@@ -86,3 +86,14 @@ def test_constant_population_keeps_its_size():
     first = sum(j["arrival"] for j in result["jobs"] if j["job"] < 12)     # the 12 arrive over a few ms
     assert result["summary"]["checks"]["little_L"] == pytest.approx(12 - first / result["summary"]["end"], rel=1e-9)
     assert len({j["job"] for j in result["jobs"]}) == len(result["jobs"]) == 12 + m["jobs_replaced"]
+
+
+def test_time_per_state_follows_the_owner():
+    """Fig. 10's accounting: an evicted job with nowhere to go is suspended for the owner's whole episode; a
+    lingering one is resident on a nonidle node for it; neither counts the idle time around it."""
+    evicted = finish("immediate_eviction", 10, "cluster.nodes=1")
+    assert evicted["suspended"] == pytest.approx(10, abs=1e-6) and evicted["lingering"] == 0
+    lingered = finish("linger_longer", 10, "cluster.nodes=1")
+    assert lingered["lingering"] == pytest.approx(10, abs=1e-6) and lingered["suspended"] == 0
+    moved = finish("immediate_eviction", 60)                    # migrates at once to the idle node
+    assert moved["suspended"] == pytest.approx(0, abs=1e-6) and moved["net"] == pytest.approx(M, abs=0.01)

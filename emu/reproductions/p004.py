@@ -3,8 +3,8 @@ their results are set beside the paper's (spec 004 §7, §9). See docs/p004.md f
 
 Reproduced: Fig. 7 (node level), Fig. 8 (one owner episode), Table 1 for both workloads (average job time,
 variation, family time, the local delay, and the throughput of the paper's separate constant-population
-runs, `workload.closed`, one simulated hour), and the synthetic parallel jobs of Figs. 11-13. Not yet:
-Fig. 10 (time per state) and the DSM applications (Figs. 14-18).
+runs, `workload.closed`, one simulated hour), Fig. 10 (time per state), and the synthetic parallel jobs of
+Figs. 11-13. Not yet: the DSM applications (Figs. 14-18).
 """
 from __future__ import annotations
 
@@ -106,13 +106,11 @@ def _parallel(quick: bool, n: int) -> list[Experiment]:
 
 def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
     claims, sections = [], []
-    for part in (_fig7, _fig8, _table1, _fig11, _fig12, _fig13):
+    for part in (_fig7, _fig8, _table1, _fig10, _fig11, _fig12, _fig13):
         c, s = part(records, plots)
         claims += c
         sections += s
     sections += ["## Not yet reproduced", "",
-                 "- **Fig. 10** (time per job state): nowemu logs suspensions and owner episodes as events, but "
-                 "does not yet add up lingering, paused and suspended time per job.",
                  "- **DSM applications** (Figs. 14-18: sor, water, fft under CVM): no DSM model yet.",
                  ""]
     return claims, sections
@@ -291,6 +289,57 @@ def _table1(records, plots):
             ax.legend()
     figure(plots, "table1", 2, draw)
     L += ["![Table 1](PLOTS/table1.png)", ""]
+    return claims, L
+
+
+STATES = ("queued", "running", "lingering", "suspended", "migrating")
+
+
+def _fig10(records, plots):
+    """Where a job's time goes, per policy (jobs.csv: start - arrival, lingering, suspended, net; running is
+    the rest of the response time). Pause-and-Migrate's pause is counted as suspended."""
+    parts = {}
+    for wl in ("wl1", "wl2"):
+        for p in POLICIES:
+            runs = select(records[wl], policy=p)
+            mean = {k: mean_ci(metric(runs, k))[0] for k in ("mean_response", "mean_wait_to_start",
+                                                              "mean_lingering_time", "mean_suspended_time",
+                                                              "mean_net_time")}
+            queued, lingering = mean["mean_wait_to_start"], mean["mean_lingering_time"]
+            suspended, migrating = mean["mean_suspended_time"], mean["mean_net_time"]
+            running = mean["mean_response"] - queued - lingering - suspended - migrating
+            parts[wl, p] = dict(zip(STATES, (queued, running, lingering, suspended, migrating)))
+    linger, evict = ("linger_longer", "linger_forever"), ("immediate_eviction", "pause_and_migrate")
+    queued = {p: parts["wl1", p]["queued"] for p in POLICIES}
+    busy = {p: parts["wl1", p]["running"] + parts["wl1", p]["lingering"] for p in POLICIES}
+    claims = [
+        Claim("Fig. 10a", "workload 1: the main difference is a much smaller queue time for LL and LF", "LL, LF << IE, PM",
+              ", ".join(f"{SHORT[p]} {queued[p]:.0f} s" for p in POLICIES),
+              max(queued[p] for p in linger) < 0.75 * min(queued[p] for p in evict), "queued: start - arrival"),
+        Claim("Fig. 10a", "running plus lingering is somewhat larger for the linger policies", "LL, LF > IE, PM",
+              ", ".join(f"{SHORT[p]} {busy[p]:.0f} s" for p in POLICIES),
+              min(busy[p] for p in linger) > max(busy[p] for p in evict), "lingering runs at 1 - h"),
+    ]
+    L = ["## Fig. 10: where a job's time goes", "",
+         "Mean seconds per job (workloads of Table 1): queued = start - arrival; lingering = resident on a nonidle "
+         "node; suspended = stopped by the policy (Pause-and-Migrate's pause included); migrating = on the "
+         "network; running = the rest.", ""]
+    for wl in ("wl1", "wl2"):
+        L += [f"**Workload {wl[-1]}**", "", "| policy | " + " | ".join(STATES) + " |", "|---|" + "--:|" * len(STATES)]
+        L += [f"| {SHORT[p]} | " + " | ".join(f"{parts[wl, p][s]:.0f}" for s in STATES) + " |" for p in POLICIES]
+        L += [""]
+    L += ["![Fig. 10](PLOTS/fig10.png)", ""]
+
+    def draw(*axes):
+        for ax, wl in zip(axes, ("wl1", "wl2")):
+            bottom = [0.0] * len(POLICIES)
+            for s in STATES:
+                heights = [parts[wl, p][s] for p in POLICIES]
+                ax.bar([SHORT[p] for p in POLICIES], heights, bottom=bottom, label=s)
+                bottom = [b + h for b, h in zip(bottom, heights)]
+            ax.set(ylabel="seconds per job", title=f"({'ab'[wl == 'wl2']}) workload {wl[-1]}")
+        axes[0].legend()
+    figure(plots, "fig10", 2, draw)
     return claims, L
 
 
