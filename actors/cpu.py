@@ -117,6 +117,8 @@ class FluidCPU:
     def _stop_due(self) -> None:
         self.settle()
         for job in [j for j in self.active if _reached(j)]:
+            if not _reached(job):       # an earlier stop in this loop moved its stop (its faults were redrawn)
+                continue
             job.done = job.stop_at
             self.ready.remove(job)          # out while the workstation decides (it may admit others)
             if self.on_stop(job):

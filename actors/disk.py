@@ -21,13 +21,14 @@ class Disk:
         self.requests = 0
         self.busy = 0.0           # seconds of service given (completed or under way)
 
-    def service_time(self, size: float) -> float:
-        return self.seek + self.rotation + size / self.bandwidth
+    def service_time(self, size: float, accesses: int = 1) -> float:
+        return accesses * (self.seek + self.rotation) + size / self.bandwidth
 
-    def submit(self, size: float, done: Callable, arg=None) -> float:
-        """Queue a request of `size` bytes; `done(arg)` is called when it completes. Returns that time."""
+    def submit(self, size: float, done: Callable, arg=None, accesses: int = 1) -> float:
+        """Queue a request of `size` bytes in `accesses` separate reads (a batch of page faults: one seek and
+        rotation each); `done(arg)` is called when it completes. Returns that time."""
         now = self.q.now
-        service = self.service_time(size)
+        service = self.service_time(size, accesses)
         start = max(now, self.free_at) if self.queueing else now
         finish = start + service
         if self.queueing:

@@ -8,14 +8,21 @@ i.e. in proportion to the share of the demand that cannot be resident. `fault_ra
 calibration constant named in each scenario. Each fault reads one page through the disk queue. Faults are a
 Poisson process in CPU time, so when D changes every job's next fault is simply redrawn.
 
+With `fault_batch` = b > 1 faults come in bursts of b pages (the papers' "transitions": a job reloads part
+of its working set), one event and one disk request of b page reads each, at 1/b of the rate: the same
+pages per CPU-second and the same disk time, with b times fewer events. Cluster-scale runs of papers 000/002
+page hundreds of thousands of seconds, which page-by-page events would make too slow to sweep.
+
 Swap bounds what may be admitted: demand beyond M + swap is reported (`over_swap`) for admission policies.
 """
 from __future__ import annotations
 
 
 class Pager:
-    def __init__(self, memory: float, swap: float, page_size: float, fault_rate: float, buffer_cache: float = 0.0):
+    def __init__(self, memory: float, swap: float, page_size: float, fault_rate: float, buffer_cache: float = 0.0,
+                 fault_batch: int = 1):
         self.memory, self.swap, self.page_size, self.fault_rate = memory, swap, page_size, fault_rate
+        self.fault_batch = fault_batch
         self.buffer_cache = buffer_cache
         self.demand = 0.0          # sum of the resident jobs' current demands
 
@@ -32,8 +39,8 @@ class Pager:
         return 0.0 if self.demand <= self.user_memory else 1.0 - self.user_memory / self.demand
 
     def fault_rate_now(self) -> float:
-        """Faults per CPU-second for a running job under the current demand."""
-        return self.fault_rate * self.overflow()
+        """Fault events (bursts of `fault_batch` pages) per CPU-second for a running job under the current demand."""
+        return self.fault_rate * self.overflow() / self.fault_batch
 
     def fits(self, extra: float) -> bool:
         return self.demand + extra <= self.user_memory + self.swap

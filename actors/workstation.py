@@ -33,7 +33,8 @@ class Workstation(Participant):
         self.rng = random.Random(seed)
         cpu_model = QuantumCPU if cpu["mode"] == "quantum" else FluidCPU
         self.cpu = cpu_model(self.q, self.speed, self._on_stop, cpu["time_slice"], cpu["context_switch"], insertion)
-        self.pager = Pager(spec["memory_size"], spec["swap"], mem["page_size"], mem["fault_rate"], disk["buffer_cache"])
+        self.pager = Pager(spec["memory_size"], spec["swap"], mem["page_size"], mem["fault_rate"], disk["buffer_cache"],
+                           mem["fault_batch"])
         self.disk = Disk(self.q, disk["seek"], disk["rotation"], disk["bandwidth"], disk["queueing"])
         self.remote_cost = net["remote_exec_cost"]
         self.period = spec["report_period"]
@@ -41,6 +42,7 @@ class Workstation(Participant):
         self.jobs: dict[int, Job] = {}
         self.pending: list[Job] = []
         self.index: dict[int, dict] = {}
+        self.reported: dict | None = None   # this node's own report as the collector last broadcast it
         self.samples: list[dict] = []
         self.area = 0.0                 # integral over time of the jobs present here (resident + pending)
         self._area_at = 0.0
@@ -109,7 +111,7 @@ class Workstation(Participant):
         else:
             job.remote_execs += 1
             self.log("remote_exec", job=job.id, dest=dest)
-            self._ship(job, dest, "remote_exec", 0.0)
+            self._ship(job, dest, "remote_exec", job.demand() if job.start >= 0 else 0.0)
 
     def _admit(self, job: Job) -> None:
         self._count()
@@ -164,7 +166,9 @@ class Workstation(Participant):
             job.lingering += dt
 
     def _ship(self, job: Job, dest: int, kind: str, image: float, **fields) -> float:
-        """Send a job away: `image` bytes of memory image go over the link, plus the fixed cost r."""
+        """Send a job away: `image` bytes of memory image go over the link, plus the fixed cost r. A job that
+        has started carries its memory image wherever it goes (a migration, a refused one sent back, or one
+        waiting in a pending pool sent on by remote execution)."""
         job.state = "in_transit"
         at = self.send(dest, kind, {"job": job.to_state(), "sent": self.q.now, **fields}, extra=image,
                        fixed=self.remote_cost)
@@ -220,9 +224,10 @@ class Workstation(Participant):
             self._finish(job)
             return False
         if job.done >= job.fault_at:
-            job.faults += 1
-            self.faults += 1
-            self._block(job, "page", self.pager.page_size)
+            batch = self.pager.fault_batch
+            job.faults += batch
+            self.faults += batch
+            self._block(job, "page", batch * self.pager.page_size, batch)
             return False
         if job.done >= job.next_sync():
             job.iteration += 1
@@ -260,9 +265,9 @@ class Workstation(Participant):
         footprint = sum(j.io_size for j in self.jobs.values() if j.io_rate > 0)
         return min(1.0, self.pager.buffer_cache / footprint) if footprint > 0 else 0.0
 
-    def _block(self, job: Job, why: str, size: float) -> None:
+    def _block(self, job: Job, why: str, size: float, accesses: int = 1) -> None:
         job.state = "blocked"
-        self.disk.submit(size, self._unblock, (job, why, self.q.now))
+        self.disk.submit(size, self._unblock, (job, why, self.q.now), accesses)
 
     def _unblock(self, item) -> None:
         job, why, since = item
@@ -314,6 +319,7 @@ class Workstation(Participant):
         kind = env.kind
         if kind == "load_index":      # the collector holds every node's latest report: it replaces the view
             self.index = {r["node"]: r for r in env.payload["reports"] if r["node"] != self.id}
+            self.reported = next((r for r in env.payload["reports"] if r["node"] == self.id), None)
             self._view_refreshed()
         elif kind == "sync":             # a parallel task's partner ended a compute phase
             p = env.payload
@@ -335,7 +341,9 @@ class Workstation(Participant):
         else:
             self._count()
             job.net += self.q.now - env.payload["sent"]
-            if kind == "job_return":
+            if kind == "job_return" and job.start >= 0:     # a refused migration: it goes on where it ran
+                self._admit(job)
+            elif kind == "job_return":
                 job.state, job.since = "pending", self.q.now
                 self.pending.append(job)
             elif self._fits(job) and self.policy.accept(job, self):

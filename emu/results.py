@@ -67,7 +67,7 @@ def assemble(finals: list[dict], scenario: dict, end: float, extra: dict, lost: 
     summary = {
         "scenario": scenario["name"], "file": scenario["file"], "seed": scenario["seed"],
         "end": end,                                          # the virtual time the run stopped at
-        "metrics": metrics(jobs, samples, stats, end, scenario),
+        "metrics": metrics(jobs, samples, stats, end, scenario, events),
         "checks": checks(jobs, stats, end, complete=not lost),
         "fidelity": {"stragglers": stragglers, "late_messages": len(lateness),
                      "late_by_kind": {k: len(v) for k, v in sorted(late.items())},
@@ -80,7 +80,7 @@ def assemble(finals: list[dict], scenario: dict, end: float, extra: dict, lost: 
     return {"jobs": jobs, "samples": samples, "events": events, "summary": summary}
 
 
-def metrics(jobs, samples, stats, end, scenario) -> dict:
+def metrics(jobs, samples, stats, end, scenario, events=()) -> dict:
     done = [j for j in jobs if j["state"] == "done"]
     states = {s: sum(1 for j in jobs if j["state"] == s) for s in STATES}
     makespan = max((j["finish"] for j in done), default=0.0)
@@ -91,6 +91,11 @@ def metrics(jobs, samples, stats, end, scenario) -> dict:
     idle = [sum(s["idle"] for s in group) for group in by_time.values()]
     memory = [sum(s["memory"] for s in group) for group in by_time.values()]
     demand = [sum(min(s["demand"], s["memory"]) for s in group) for group in by_time.values()]
+    # papers 000/002: the job balance skew is the spread of active (resident) jobs over the nodes not reserved
+    skew = [float(np.std([s["jobs"] for s in group if s.get("reservation", "normal") == "normal"] or [0]))
+            for group in by_time.values()]
+    blocked = [any(s.get("blocked") for s in group) for group in by_time.values()]
+    blocked_idle = [total for total, b in zip(idle, blocked) if b]
     busy = sum(s["busy"] - s["switching"] for s in stats)
     return {
         "jobs_submitted": len(jobs), "jobs_done": len(done), "states": states,
@@ -118,6 +123,10 @@ def metrics(jobs, samples, stats, end, scenario) -> dict:
         "cpu_utilization": busy / (len(stats) * horizon) if horizon > 0 else 0.0,
         "memory_utilization": float(np.mean([d / m for d, m in zip(demand, memory)])) if memory else 0.0,
         "mean_idle_memory": _mean(idle),
+        "mean_balance_skew": _mean(skew),
+        "blocked_time_fraction": _mean(blocked),        # share of samples in which some node is blocked
+        "blocked_idle_memory": _mean(blocked_idle),     # the cluster's idle memory in those samples
+        "reservations": sum(e["event"] == "reserve" for e in events),
         "page_faults": int(sum(s["faults"] for s in stats)),
         "migrations": int(sum(j["migrations"] for j in jobs)),
         "remote_executions": int(sum(j["remote_execs"] for j in jobs)),

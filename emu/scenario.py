@@ -110,6 +110,7 @@ SCHEMA = {
     "memory": F("table", schema={
         "page_size": F("size", "4 KB", positive=True),
         "fault_rate": F("rate", 0.0, minimum=0),
+        "fault_batch": F("int", 1, minimum=1),
     }),
     "disk": F("table", schema={
         "seek": F("time", "8 ms", minimum=0),

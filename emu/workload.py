@@ -17,7 +17,8 @@ the program table; each program has its work and working set).
 Memory: a job's peak demand is `demand` (or uniform in [demand, max]; or the program's working set). With
 `ramp` > 0 the demand climbs to the peak in `ramp_steps` steps over that fraction of the job's life (spec 000
 A11: "ramp-and-hold"); with `phases` > 1 (or a program's `min_memory`) the rest of its life is split into
-phases of demand drawn uniformly between the minimum and the peak.
+phases of demand drawn uniformly between the minimum (0 without a program) and the peak; in a program table
+only the programs with a `min_memory` vary so.
 With `parallel.tasks` = k > 0 each job of the stream is a bulk-synchronous parallel job (paper 004 §7, after
 Dusseau et al.): k tasks, task r on node `parallel.nodes[r]` (default r), each computing `iterations` phases
 of `granularity` work and, after each, exchanging a `message` with its partners and waiting for theirs: every
@@ -86,10 +87,11 @@ def _stream(w: dict, rng, n_nodes: int, file: str, index: int) -> list[Job]:
             work = life["mean"]
         else:
             work = bounded_pareto(rng, life["alpha"], life["min"], life["max"])
-        if w["memory"]["max"] is not None and life["distribution"] != "programs":
-            peak = rng.uniform(peak, w["memory"]["max"])
-        if low is None and w["memory"]["phases"] > 1:
-            low = 0.0
+        if life["distribution"] != "programs":
+            if w["memory"]["max"] is not None:
+                peak = rng.uniform(peak, w["memory"]["max"])
+            if w["memory"]["phases"] > 1:
+                low = 0.0
         memory = memory_profile(rng, peak, low, w["memory"]["ramp"], w["memory"]["ramp_steps"],
                                 w["memory"]["phases"])
         job = Job(id=k, home=int(homes[k]), arrival=float(times[k]), work=float(max(work, 1e-9)),

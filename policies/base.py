@@ -18,9 +18,10 @@ Each workstation holds its own policy object (decisions are decentralized) and c
 `node` is the workstation, to be read and not written: `node.id`, `node.now`, `node.jobs` (resident jobs by
 id), `node.pending`, `node.pager` (`user_memory`, `demand`, `idle`), `node.cpu.queue_length()`, `node.load()`
 (its own current report), `node.index` (node id -> the last report received from that node: possibly stale,
-with its `time`), `node.peers()`, `node.rng`, `node.speed`, `node.nic` (`bandwidth`), `node.remote_cost` (r) and `node.owner` (None, or its
+with its `time`; `node.reported` is this node's own report as broadcast to all), `node.peers()`, `node.rng`, `node.speed`, `node.nic` (`bandwidth`), `node.remote_cost` (r) and `node.owner` (None, or its
 owner: `nonidle`, `since`, `u`, `episode_utilization()`; reports then carry `nonidle`, `owner_util`,
-`owner_since`). Every report has `foreign`, the foreign jobs resident.
+`owner_since`). Every report has `foreign`, the foreign jobs resident. A policy may record what it decides
+in the run's events with `node.log(kind, **fields)` (paper 000's reservations).
 
 Parameters are declared in `PARAMS` as `name: (kind, default, meaning)`, kind one of the unit kinds of
 `emu.units` or "int", "number", "bool", "str"; the scenario loader checks them and converts units.
@@ -84,6 +85,11 @@ def free_node(node, lingering: bool, others_only: bool = False):
         if not r["foreign"]:
             free[r.get("nonidle", False)].append((r.get("owner_util", 0.0), peer))
     best = free[False] or (free[True] if lingering else [])
-    if not best:
-        return None
-    return min(node.rng.sample(best, min(2, len(best))))[1]
+    return two_choices(node, best)[1] if best else None
+
+
+def two_choices(node, candidates: list, key=None):
+    """The better (by `key`) of two candidates drawn at random (the power of two choices, Mitzenmacher 2001):
+    how a decentralized policy that reads a view one period old avoids sending every node's job to the same
+    best node in that period (herding), while still preferring good nodes."""
+    return min(node.rng.sample(candidates, min(2, len(candidates))), key=key)

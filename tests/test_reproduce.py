@@ -57,3 +57,22 @@ def test_unknown_paper_is_one_clear_line(capsys):
     assert cli.main(["reproduce", "p999"]) == 2
     err = capsys.readouterr().err
     assert "unknown paper 'p999'" in err and "p004" in err and err.count("\n") == 1
+
+
+def test_p000_quick_writes_every_run_and_its_report(ray_local, tmp_path):
+    """`nowemu reproduce p000 --quick`: both groups, traces 1, 3, 5, both policies, on 8 nodes. The report's
+    reductions are those of the runs (here: the execution-time one of SPEC-Trace-3, from its two summaries);
+    the oracle that CPU service does not depend on the policy holds."""
+    report = tmp_path / "p000.md"
+    assert cli.main(["reproduce", "p000", "--quick", "--out", str(tmp_path / "runs"), "--report", str(report)]) == 0
+    folders = {p.parent.relative_to(tmp_path / "runs").parts[0] for p in (tmp_path / "runs").rglob("summary.json")}
+    assert folders == {f"{g}-t{t}" for g in ("spec", "app") for t in (1, 3, 5)}
+    total = {p.parent.name.split("-")[0]: json.loads(p.read_text())["metrics"]["total_execution_time"]
+             for p in (tmp_path / "runs" / "spec-t3").rglob("summary.json")}
+    text = report.read_text()
+    assert f"| Fig. 1 SPEC-Trace-3 | total execution time reduced by | 32.4 % | " \
+           f"{100 * (1 - total['m_reservation'] / total['ls_re']):.1f} % |" in text
+    assert "| §5 | CPU service is the same under both policies (T_cpu = T̂_cpu) | equal |" in text
+    claims = [line for line in text.splitlines() if line.startswith(("| Fig. ", "| §"))]
+    assert len(claims) == 12 + 4 + 4 and all(("| yes |" in c) + ("| **no** |" in c) + ("| not measured |" in c) == 1
+                                             for c in claims)

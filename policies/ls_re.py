@@ -1,0 +1,80 @@
+"""CPU-memory-based load sharing by remote execution: paper 002's LS_RE, paper 000's G-Loadsharing (spec 000
+§4.1, spec 002 §4.2; the specs take them for one scheme, as the papers' identical results suggest).
+
+A node takes a job (a new one, or one sent by a peer) only if it has idle memory for the job's demand now and
+fewer running jobs than the CPU threshold (spec 000 §1's admission rule). Memory demands are not known in
+advance: a job is judged by its demand at the moment, and jobs that grow later overcommit their node, which
+then page-faults. On arrival:
+
+- the home node takes the job if it can;
+- else, if the home node's memory would hold the job (only its CPU is full), the job goes by remote
+  execution (cost r) to the peer with the shortest queue among those that would take it (the CPU-based
+  branch of spec 002 §2.3);
+- else to the peer with the most idle memory among those that would take it (ties: shortest queue;
+  spec 002 §4.2's default for "suitable");
+- in both cases the better of two such peers drawn at random (`policies.base.two_choices`): every node reads
+  the same index, one period old, and would otherwise send all of that period's jobs to the same node;
+- and if no peer would take it, it waits in its home's pending pool (A12), retried at every load-index
+  refresh and every completion there.
+
+Running jobs are never migrated by this policy (spec 002 §4.2: "this paper uses remote execution only").
+
+Blocking (spec 000 §4.1): a node is *blocked* when it is page-faulting (its resident demand exceeds its user
+memory: in the overflow model it then faults, A3) and no peer in its view would take any of its migratable
+jobs. The node publishes it in its load report (`blocked`), with its resident jobs' demands, so that the
+memory-reservation policy can act on it and the results can show it.
+"""
+from policies.base import Policy, two_choices
+
+
+class LoadSharing(Policy):
+    PARAMS = {
+        "threshold": ("int", 2, "the CPU threshold: job slots a node offers (unsourced: spec 000 A1, 002 §9.3)"),
+    }
+
+    reservation = "normal"      # paper 000's reservation state of this node; see policies/m_reservation.py
+
+    # -- who takes a job ---------------------------------------------------------------------------------
+    def takes(self, report: dict, demand: float) -> bool:
+        """Whether the node of this load report would take a job of this demand."""
+        return (report.get("reservation", "normal") == "normal" and report["idle"] >= demand
+                and report["jobs"] < self.threshold)
+
+    def takers(self, node, demand: float) -> list:
+        return [peer for peer, r in node.index.items() if peer != node.id and self.takes(r, demand)]
+
+    def place(self, job, node):
+        demand = job.demand()
+        room = node.pager.idle >= demand
+        if self.reservation == "normal" and room and len(node.jobs) < self.threshold:
+            return node.id
+        peers = self.takers(node, demand)
+        if not peers:
+            return None
+        if room:                                    # only the CPU is full here: the shortest queue
+            return two_choices(node, peers, lambda p: (node.index[p]["jobs"], -node.index[p]["idle"], p))
+        return two_choices(node, peers, lambda p: (-node.index[p]["idle"], node.index[p]["jobs"], p))
+
+    def accept(self, job, node) -> bool:
+        return self.reservation == "normal" and node.pager.idle >= job.demand() and len(node.jobs) < self.threshold
+
+    # -- blocking ------------------------------------------------------------------------------------------
+    @staticmethod
+    def movable(node) -> list:
+        return [j for j in node.jobs.values() if j.migratable and j.state in ("ready", "running")]
+
+    def blocked(self, node) -> bool:
+        """Page-faulting, and no peer would take even the smallest of its migratable jobs."""
+        if node.pager.overflow() <= 0:
+            return False
+        jobs = self.movable(node)
+        if not jobs:
+            return False
+        smallest = min(j.demand() for j in jobs)
+        return not any(self.takes(r, smallest) for peer, r in node.index.items() if peer != node.id)
+
+    def report(self, node) -> dict:
+        return {"blocked": self.blocked(node)}
+
+
+POLICY = LoadSharing

@@ -1,0 +1,153 @@
+"""Memory reservation: paper 000's V-Reconfiguration, paper 002's M-Reservation (spec 000 §4.2, 002 §4.5), on
+top of LS_RE (`policies/ls_re.py`).
+
+When load sharing blocks (a node page-faults and no peer would take any of its jobs) while the cluster's idle
+memory, added up, exceeds one workstation's average user memory, a lightly loaded node is *reserved*: it takes
+no new submissions or migrations until the jobs it holds have finished (the reserving period); then the blocked
+node migrates its job of largest memory demand to it (preemptive, r + D/B). The node stays reserved until the
+jobs migrated to it are done, then rejoins normal load sharing. Reserved nodes with room for another large job
+(memory and a job slot) are used before a new one is reserved.
+
+Each node runs this policy on its own, from the load index the collector broadcasts to all (the papers'
+"global load index"): every node sees the same reports, so every node computes the same choice, and only the
+node chosen reserves itself (no extra messages; a node's reservation state travels in its load report). With
+`load_index.exchange = "gossip"` views differ and two nodes may reserve themselves at once.
+
+Defaults where the papers are silent (each a parameter):
+- the node to reserve (A14, spec 002 §4.5 "several workstations with comparably largest idle memory space,
+  and then ... the smallest number of jobs"): the node of fewest jobs among the `candidates` normal, unblocked
+  nodes of most idle memory;
+- the reserving period ends when the node is empty (A15's full drain);
+- it is cancelled if no node is blocked any more (A16), or after `timeout` (A17: "a pre-determined time
+  interval"; unsourced); a reserved node that receives no job within `timeout` is released too;
+- at most `max_reserving` reserving periods run at once (spec 002 §4.5 question 3: "a small set");
+- the job to move is the blocked node's own job of largest demand among those on the CPU or ready (A18);
+- a reserved or reserving node never counts as blocked: a large job paging on its own node harms no one
+  (spec 000 §2.3).
+
+A migration at 10 Mbps takes minutes (r + D/B), during which the reserved node's reports still show it empty.
+So that two blocked nodes do not both send it a job (one would be refused and travel back), the host chooses:
+it names in its reports the blocked node whose largest job it will take next (`host_for`: the largest that fits
+and that no other host has named) and waits for it as long as the transfer takes; only that node sends. A node
+sends nothing more to a host until the host's reports show the job arrived (`hosted`).
+"""
+from policies.ls_re import LoadSharing
+
+
+class MemoryReservation(LoadSharing):
+    PARAMS = {
+        **LoadSharing.PARAMS,
+        "candidates": ("int", 3, "nodes of most idle memory among which the one of fewest jobs is reserved (A14)"),
+        "timeout": ("time", "1200 s", "a reserving period that has not drained by then is given up (A17)"),
+        "max_reserving": ("int", 1, "reserving periods under way at once"),
+    }
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self.since = 0.0
+        self.guests: set = set()        # jobs migrated here while reserved, not yet finished
+        self.hosted = 0                 # jobs migrated here during this reservation
+        self.host_for = -1              # the blocked node whose largest job this node will host next
+        self.expect_until = 0.0         # ... if it arrives by then
+        self.sent: dict = {}            # host -> its `hosted` count when this node last sent it a job
+
+    def report(self, node) -> dict:
+        jobs = self.movable(node)
+        return {"blocked": self.blocked(node), "reservation": self.reservation, "host_for": self.host_for,
+                "hosted": self.hosted, "largest": max((j.demand() for j in jobs), default=0.0)}
+
+    def blocked(self, node) -> bool:
+        return self.reservation == "normal" and super().blocked(node)
+
+    def accept(self, job, node) -> bool:
+        if self.reservation != "reserved":
+            return super().accept(job, node)
+        if job.start < 0 or node.pager.idle < job.demand() or len(node.jobs) >= self.threshold:
+            return False
+        self.guests.add(job.id)
+        self.hosted += 1
+        self.host_for, self.expect_until = -1, node.now
+        return True
+
+    def finished(self, job, node) -> None:
+        self.guests.discard(job.id)
+        if self.reservation == "reserved" and self.hosted and not self.guests:
+            self._end(node, "release")
+
+    def migrations(self, node) -> list:
+        view = {**node.index, node.id: node.reported or node.load()}     # what every node sees
+        blocked = [r for r in view.values() if r.get("blocked")]
+        waited = node.now - self.since
+        if self.reservation == "reserving":
+            if not blocked:
+                self._end(node, "cancel")
+            elif not node.jobs:
+                self.reservation, self.since = "reserved", node.now
+                self._designate(node, view, blocked)
+                node.log("reserved", host_for=self.host_for)
+            elif waited > self.timeout:
+                self._end(node, "timeout")
+        elif self.reservation == "reserved":
+            if not self.hosted and waited > self.timeout:
+                self._end(node, "release")
+            elif node.now > self.expect_until:
+                self._designate(node, view, blocked)
+        elif blocked and self._activate(view, blocked) and self._chosen(view) == node.id:
+            self.reservation, self.since, self.hosted = "reserving", node.now, 0
+            self._designate(node, view, blocked)
+            node.log("reserve", blocked=[r["node"] for r in blocked], host_for=self.host_for)
+        self.sent = {p: c for p, c in self.sent.items() if node.index.get(p, {}).get("reservation") == "reserved"}
+        if not self.blocked(node):
+            return []
+        job = max(self.movable(node), key=lambda j: (j.demand(), -j.id))
+        hosts = [p for p, r in node.index.items() if r.get("host_for") == node.id
+                 and self._room(r, job.demand()) and r["hosted"] > self.sent.get(p, -1)]
+        if not hosts:
+            return []
+        host = min(hosts)
+        self.sent[host] = node.index[host]["hosted"]
+        return [(job, host)]
+
+    def _designate(self, node, view: dict, blocked: list) -> None:
+        """Name the blocked node whose largest job this node will host next (none, if none fits): the largest
+        job not already promised to another host; wait for it for as long as its transfer takes (r + D/B)
+        and two load-index periods more, then name another."""
+        taken = {r.get("host_for") for r in view.values() if r["node"] != node.id}
+        empty = self.reservation == "reserving"         # it will be, once drained
+        room = {"reservation": "reserved", "idle": node.pager.user_memory if empty else node.pager.idle,
+                "jobs": 0 if empty else len(node.jobs)}
+        fits = [b for b in blocked if b["node"] not in taken and self._room(room, b["largest"])]
+        self.host_for, self.expect_until = -1, node.now
+        if fits:
+            b = min(fits, key=lambda r: (-r["largest"], r["node"]))
+            self.host_for = b["node"]
+            self.expect_until = node.now + node.remote_cost + b["largest"] / node.nic.bandwidth + 2 * node.period
+
+    def _room(self, report: dict, demand: float) -> bool:
+        return (report.get("reservation") == "reserved" and report["idle"] >= demand
+                and report["jobs"] < self.threshold)
+
+    def _activate(self, view: dict, blocked: list) -> bool:
+        """Spec 000 §4.2.2 rules 2 and 7: some blocked node is neither promised a host nor has a reserved node
+        with room for its largest job, the cluster's idle memory exceeds its average user memory, and fewer
+        than `max_reserving` nodes are being reserved."""
+        reports = view.values()
+        promised = {r.get("host_for") for r in reports}
+        if all(b["node"] in promised or any(self._room(r, b["largest"]) for r in reports) for b in blocked):
+            return False
+        if sum(r["idle"] for r in reports) <= sum(r["memory"] for r in reports) / len(view):
+            return False
+        return sum(r.get("reservation") == "reserving" for r in reports) < self.max_reserving
+
+    def _chosen(self, view: dict) -> int | None:
+        free = [r for r in view.values() if r.get("reservation", "normal") == "normal" and not r.get("blocked")]
+        top = sorted(free, key=lambda r: (-r["idle"], r["node"]))[:self.candidates]
+        return min(top, key=lambda r: (r["jobs"], -r["idle"], r["node"]))["node"] if top else None
+
+    def _end(self, node, why: str) -> None:
+        self.reservation, self.since, self.host_for = "normal", node.now, -1
+        self.guests.clear()
+        node.log("unreserve", why=why)
+
+
+POLICY = MemoryReservation

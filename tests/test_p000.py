@@ -1,0 +1,145 @@
+"""Papers 000/002: LS_RE (G-Loadsharing) and memory reservation (V-Reconfiguration). The reservation rules on a
+hand-built load index (spec 000 §6 oracles 8 and the §4.2 rules), and on the emulator: the blocking signature
+(total idle memory stays large while no workstation can take a job) and reservation at work, scaled down."""
+from types import SimpleNamespace
+
+import random
+
+import pytest
+
+from policies.ls_re import LoadSharing
+from policies.m_reservation import MemoryReservation
+from tests.conftest import assert_balanced, run
+
+MB = 2 ** 20
+SPEC = "p000/spec.toml"
+SMALL = ("cluster.nodes=8", "workload.jobs=144")      # Trace-3 at its load per node: reproduce p000 --quick
+
+
+def report(node, jobs, idle, blocked=False, largest=0.0, reservation="normal", host_for=-1, hosted=0):
+    return {"node": node, "time": 0.0, "jobs": jobs, "idle": idle * MB, "memory": 384 * MB, "blocked": blocked,
+            "largest": largest * MB, "reservation": reservation, "host_for": host_for, "hosted": hosted}
+
+
+class Node(SimpleNamespace):
+    """A workstation as policies read it, from a load index written by hand."""
+
+    def __init__(self, node_id, view, jobs=(), idle=None, overflow=0.0):
+        own = view[node_id]
+        super().__init__(id=node_id, now=100.0, index={k: v for k, v in view.items() if k != node_id},
+                         reported=own, jobs={j.id: j for j in jobs}, remote_cost=0.1, period=1.0,
+                         nic=SimpleNamespace(bandwidth=10e6 / 8), events=[])
+        idle = own["idle"] if idle is None else idle * MB
+        self.pager = SimpleNamespace(idle=idle, user_memory=384 * MB, overflow=lambda: overflow)
+
+    def load(self):
+        return self.reported
+
+    def log(self, kind, **fields):
+        self.events.append(kind)
+
+
+def job(job_id, demand, started=True):
+    return SimpleNamespace(id=job_id, migratable=True, state="ready", start=1.0 if started else -1.0,
+                           demand=lambda: demand * MB)
+
+
+def policy(**params):
+    return MemoryReservation(**{"threshold": 4, "candidates": 3, "timeout": 1200.0, "max_reserving": 1, **params})
+
+
+# A cluster of four: node 0 pages with two large jobs and no peer would take even its smaller one; node 3 has
+# the most idle memory and one job.
+def cluster(idle3=300):
+    return {0: report(0, 3, 0, blocked=True, largest=196), 1: report(1, 4, 150), 2: report(2, 2, 120),
+            3: report(3, 1, idle3)}
+
+
+def test_the_chosen_node_reserves_itself_and_no_other_does():
+    view = cluster()
+    decided = {}
+    for n in range(4):
+        p, node = policy(), Node(n, view)
+        p.migrations(node)
+        decided[n] = p.reservation
+    assert decided == {0: "normal", 1: "normal", 2: "normal", 3: "reserving"}
+
+
+def test_no_reservation_unless_idle_memory_adds_up_to_a_node():
+    """Activation guard: the cluster's idle memory must exceed the mean user memory (384 MB)."""
+    view = cluster(idle3=100)           # 0 + 150 + 120 + 100 = 370 MB < 384 MB
+    p = policy()
+    p.migrations(Node(3, view))
+    assert p.reservation == "normal"
+
+
+def test_a_reserving_node_takes_nothing_and_a_reserved_one_only_migrations():
+    p = policy()
+    p.migrations(Node(3, cluster()))
+    assert p.reservation == "reserving"
+    assert not p.accept(job(9, 50), Node(3, cluster()))
+    drained = Node(3, cluster(), jobs=(), idle=384)
+    p.migrations(drained)
+    assert p.reservation == "reserved" and p.host_for == 0
+    assert not p.accept(job(10, 50, started=False), drained)     # a new job: no
+    assert p.accept(job(11, 196), drained)                       # a migrated one: yes
+    p.finished(job(11, 196), drained)
+    assert p.reservation == "normal" and "unreserve" in drained.events
+
+
+def test_only_the_named_blocked_node_sends_and_only_once():
+    view = cluster()
+    view[3] = report(3, 0, 384, reservation="reserved", host_for=0)
+    view[2] = report(2, 2, 50, blocked=True, largest=150)
+    big, small = job(1, 196), job(2, 80)
+    p0, node0 = policy(), Node(0, view, jobs=(big, small), overflow=0.2)
+    assert p0.migrations(node0) == [(big, 3)]
+    assert p0.migrations(node0) == []           # the host has not reported the job's arrival yet
+    p2 = policy()
+    assert p2.migrations(Node(2, view, jobs=(job(3, 150),), overflow=0.2)) == []
+
+
+def test_ls_re_places_at_home_then_on_a_peer_then_waits():
+    ls = LoadSharing(threshold=2)
+    view = {0: report(0, 1, 100), 1: report(1, 1, 50), 2: report(2, 2, 300)}
+    node = Node(0, view, jobs=(job(5, 10),), idle=100)
+    node.rng = random.Random(0)
+    assert ls.place(job(6, 60, started=False), node) == 0            # room and a slot at home
+    node.jobs[7] = job(7, 10)
+    assert ls.place(job(6, 40, started=False), node) == 1            # CPU full: the peer with a slot
+    assert ls.place(job(6, 200, started=False), node) is None        # nobody has the memory: it waits
+
+
+@pytest.fixture(scope="module")
+def small_runs():
+    return {p: run(SPEC, *SMALL, f"policy={p}") for p in ("ls_re", "m_reservation")}
+
+
+def test_blocking_signature(small_runs):
+    """Spec 000 §1: during blocking the cluster's idle memory, added up, stays large (more than a node's)
+    while nodes page and none would take their jobs."""
+    result = small_runs["ls_re"]
+    assert_balanced(result)
+    by_time = {}
+    for s in result["samples"]:
+        by_time.setdefault(s["time"], []).append(s)
+    blocked = [g for g in by_time.values() if any(s["blocked"] for s in g)]
+    assert len(blocked) > 0.2 * len(by_time)
+    large = [g for g in blocked if sum(s["idle"] for s in g) > 384 * MB]
+    assert len(large) > 0.5 * len(blocked)
+    assert all(sum(s["pending"] for s in g) > 0 for g in large[:50])   # jobs wait all the while
+
+
+def test_reservation_reserves_migrates_and_releases(small_runs):
+    result = small_runs["m_reservation"]
+    assert_balanced(result)
+    events = [e["event"] for e in result["events"]]
+    assert events.count("reserve") > 0 and events.count("reserved") > 0
+    assert result["summary"]["metrics"]["migrations"] > 0
+    for node in {e["node"] for e in result["events"]}:       # each node: reserve, unreserve, reserve, ...
+        mine = [e["event"] for e in result["events"] if e["node"] == node and "reserve" in e["event"]]
+        mine = [e for e in mine if e != "reserved"]
+        assert mine[::2] == ["reserve"] * len(mine[::2]) and mine[1::2] == ["unreserve"] * len(mine[1::2])
+    # CPU service is the same under both policies (spec 000 §6 oracle 2)
+    cpu = [r["summary"]["metrics"]["total_cpu_time"] for r in small_runs.values()]
+    assert cpu[0] == pytest.approx(cpu[1], rel=1e-6)
