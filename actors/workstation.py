@@ -111,7 +111,7 @@ class Workstation(Participant):
         else:
             job.remote_execs += 1
             self.log("remote_exec", job=job.id, dest=dest)
-            self._ship(job, dest, "remote_exec", job.demand() if job.start >= 0 else 0.0)
+            self._ship(job, dest, "remote_exec")
 
     def _admit(self, job: Job) -> None:
         self._count()
@@ -165,10 +165,11 @@ class Workstation(Participant):
         elif self.owner is not None and (self.owner.nonidle if nonidle is None else nonidle):
             job.lingering += dt
 
-    def _ship(self, job: Job, dest: int, kind: str, image: float, **fields) -> float:
-        """Send a job away: `image` bytes of memory image go over the link, plus the fixed cost r. A job that
-        has started carries its memory image wherever it goes (a migration, a refused one sent back, or one
-        waiting in a pending pool sent on by remote execution)."""
+    def _ship(self, job: Job, dest: int, kind: str, **fields) -> float:
+        """Send a job away: its state goes over the link, plus the fixed cost r. A job that has started carries
+        its memory image too (D bytes, its demand now) wherever it goes: a migration, a refused one sent back,
+        or one waiting in a pending pool sent on by remote execution."""
+        image = job.demand() if job.start >= 0 else 0.0
         job.state = "in_transit"
         at = self.send(dest, kind, {"job": job.to_state(), "sent": self.q.now, **fields}, extra=image,
                        fixed=self.remote_cost)
@@ -193,9 +194,8 @@ class Workstation(Participant):
         del self.jobs[job.id]
         self._memory_changed()
         job.migrations += 1
-        image = job.demand()
-        at = self._ship(job, dest, "migrate", image)
-        self.log("migrate", job=job.id, src=self.id, dest=dest, bytes=image, cost=at - self.q.now)
+        at = self._ship(job, dest, "migrate")
+        self.log("migrate", job=job.id, src=self.id, dest=dest, bytes=job.demand(), cost=at - self.q.now)
 
     def _memory_changed(self) -> None:
         """Resident demand changed: every job's next fault is redrawn (faults are memoryless in CPU time).
@@ -350,8 +350,7 @@ class Workstation(Participant):
                 self._admit(job)
             else:
                 self.log("refused", job=job.id, src=env.sender)
-                self._ship(job, env.sender, "job_return", job.demand() if job.start >= 0 else 0.0,
-                           reason="refused")
+                self._ship(job, env.sender, "job_return", reason="refused")
 
     def owner_changed(self, nonidle: bool) -> None:
         """The owner came back (the node turned nonidle) or left (idle, by the recruitment threshold)."""

@@ -35,28 +35,32 @@ class LoadSharing(Policy):
     reservation = "normal"      # paper 000's reservation state of this node; see policies/m_reservation.py
 
     # -- who takes a job ---------------------------------------------------------------------------------
-    def takes(self, report: dict, demand: float) -> bool:
-        """Whether the node of this load report would take a job of this demand."""
-        return (report.get("reservation", "normal") == "normal" and report["idle"] >= demand
+    def takes(self, report: dict, demand: float, state: str = "normal") -> bool:
+        """Whether the node of this load report would take a job of this demand: it is in this reservation
+        state (ordinary jobs go to normal nodes only), has the idle memory and a job slot."""
+        return (report.get("reservation", "normal") == state and report["idle"] >= demand
                 and report["jobs"] < self.threshold)
+
+    def here(self, node) -> dict:
+        """This node's state now, in the fields `takes` reads."""
+        return {"reservation": self.reservation, "idle": node.pager.idle, "jobs": len(node.jobs)}
 
     def takers(self, node, demand: float) -> list:
         return [peer for peer, r in node.index.items() if peer != node.id and self.takes(r, demand)]
 
     def place(self, job, node):
         demand = job.demand()
-        room = node.pager.idle >= demand
-        if self.reservation == "normal" and room and len(node.jobs) < self.threshold:
+        if self.takes(self.here(node), demand):
             return node.id
         peers = self.takers(node, demand)
         if not peers:
             return None
-        if room:                                    # only the CPU is full here: the shortest queue
+        if node.pager.idle >= demand:               # only the CPU is full here: the shortest queue
             return two_choices(node, peers, lambda p: (node.index[p]["jobs"], -node.index[p]["idle"], p))
         return two_choices(node, peers, lambda p: (-node.index[p]["idle"], node.index[p]["jobs"], p))
 
     def accept(self, job, node) -> bool:
-        return self.reservation == "normal" and node.pager.idle >= job.demand() and len(node.jobs) < self.threshold
+        return self.takes(self.here(node), job.demand())
 
     # -- blocking ------------------------------------------------------------------------------------------
     @staticmethod

@@ -62,7 +62,7 @@ class MemoryReservation(LoadSharing):
     def accept(self, job, node) -> bool:
         if self.reservation != "reserved":
             return super().accept(job, node)
-        if job.start < 0 or node.pager.idle < job.demand() or len(node.jobs) >= self.threshold:
+        if job.start < 0 or not self.takes(self.here(node), job.demand(), "reserved"):
             return False
         self.guests.add(job.id)
         self.hosted += 1
@@ -101,7 +101,7 @@ class MemoryReservation(LoadSharing):
             return []
         job = max(self.movable(node), key=lambda j: (j.demand(), -j.id))
         hosts = [p for p, r in node.index.items() if r.get("host_for") == node.id
-                 and self._room(r, job.demand()) and r["hosted"] > self.sent.get(p, -1)]
+                 and self.takes(r, job.demand(), "reserved") and r["hosted"] > self.sent.get(p, -1)]
         if not hosts:
             return []
         host = min(hosts)
@@ -113,19 +113,15 @@ class MemoryReservation(LoadSharing):
         job not already promised to another host; wait for it for as long as its transfer takes (r + D/B)
         and two load-index periods more, then name another."""
         taken = {r.get("host_for") for r in view.values() if r["node"] != node.id}
-        empty = self.reservation == "reserving"         # it will be, once drained
-        room = {"reservation": "reserved", "idle": node.pager.user_memory if empty else node.pager.idle,
-                "jobs": 0 if empty else len(node.jobs)}
-        fits = [b for b in blocked if b["node"] not in taken and self._room(room, b["largest"])]
+        room = self.here(node)
+        if self.reservation == "reserving":             # as it will be, once drained
+            room = {"reservation": "reserved", "idle": node.pager.user_memory, "jobs": 0}
+        fits = [b for b in blocked if b["node"] not in taken and self.takes(room, b["largest"], "reserved")]
         self.host_for, self.expect_until = -1, node.now
         if fits:
             b = min(fits, key=lambda r: (-r["largest"], r["node"]))
             self.host_for = b["node"]
             self.expect_until = node.now + node.remote_cost + b["largest"] / node.nic.bandwidth + 2 * node.period
-
-    def _room(self, report: dict, demand: float) -> bool:
-        return (report.get("reservation") == "reserved" and report["idle"] >= demand
-                and report["jobs"] < self.threshold)
 
     def _activate(self, view: dict, blocked: list) -> bool:
         """Spec 000 §4.2.2 rules 2 and 7: some blocked node is neither promised a host nor has a reserved node
@@ -133,7 +129,8 @@ class MemoryReservation(LoadSharing):
         than `max_reserving` nodes are being reserved."""
         reports = view.values()
         promised = {r.get("host_for") for r in reports}
-        if all(b["node"] in promised or any(self._room(r, b["largest"]) for r in reports) for b in blocked):
+        if all(b["node"] in promised or any(self.takes(r, b["largest"], "reserved") for r in reports)
+               for b in blocked):
             return False
         if sum(r["idle"] for r in reports) <= sum(r["memory"] for r in reports) / len(view):
             return False
