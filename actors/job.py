@@ -67,6 +67,9 @@ class Job:
     # suspended (lingering), and suspended by its policy (Pause-and-Migrate's pause included)
     lingering: float = 0.0
     suspended: float = 0.0
+    # paper 002's remote paging: time blocked on pages from network RAM, inside `page` (the rest of `page` is
+    # the local disk's)
+    remote_paging: float = 0.0
     faults: int = 0
     io_requests: int = 0
     migrations: int = 0
@@ -148,7 +151,7 @@ class Job:
             "state": self.state, "node": self.node, "arrival": self.arrival, "start": self.start,
             "finish": self.finish, "work": self.work, "done": self.done, "response": response,
             "cpu": self.cpu, "queue": self.queue, "page": self.page, "io": self.io, "net": self.net,
-            "sync": self.sync, "lingering": self.lingering, "suspended": self.suspended,
+            "sync": self.sync, "lingering": self.lingering, "suspended": self.suspended, "remote_paging": self.remote_paging,
             "faults": self.faults, "io_requests": self.io_requests, "migrations": self.migrations,
             "remote_execs": self.remote_execs, "nodes": " ".join(map(str, self.nodes)),
             "peak_memory": self.peak_demand(), "group": self.group,

@@ -14,6 +14,12 @@ pages per CPU-second and the same disk time, with b times fewer events. Cluster-
 page hundreds of thousands of seconds, which page-by-page events would make too slow to sweep.
 
 Swap bounds what may be admitted: demand beyond M + swap is reported (`over_swap`) for admission policies.
+
+Network RAM (paper 002): a node may hold pages for its peers (`guest`, bytes, out of its idle memory) and may
+keep part of its own overflow on peers (`remote`: host -> bytes). Local memory has priority: guest pages never
+push the node's own jobs out (the workstation evicts them first), so the overflow and the fault rate are those
+of the node's own demand, and a share `remote_share()` of its faults is served by its hosts over the network
+instead of by its disk.
 """
 from __future__ import annotations
 
@@ -25,6 +31,8 @@ class Pager:
         self.fault_batch = fault_batch
         self.buffer_cache = buffer_cache
         self.demand = 0.0          # sum of the resident jobs' current demands
+        self.guest = 0.0           # bytes held here for peers' jobs (network RAM)
+        self.remote: dict[int, float] = {}     # host -> bytes of this node's overflow held there
 
     @property
     def user_memory(self) -> float:
@@ -32,7 +40,16 @@ class Pager:
 
     @property
     def idle(self) -> float:
-        return max(0.0, self.user_memory - self.demand)
+        return max(0.0, self.user_memory - self.demand - self.guest)
+
+    def shortfall(self) -> float:
+        """Overflow not yet backed by network RAM (the paper's MD_j - RAM_j left after the remote grants)."""
+        return max(0.0, self.demand - self.user_memory - sum(self.remote.values()))
+
+    def remote_share(self) -> float:
+        """The share of the overflow (and so of the faults) that network RAM holds."""
+        over = self.demand - self.user_memory
+        return min(1.0, sum(self.remote.values()) / over) if over > 0 else 0.0
 
     def overflow(self) -> float:
         """The share of demand that cannot be resident: 1 - M/D, or 0."""

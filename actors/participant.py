@@ -8,8 +8,15 @@ queue in virtual time, an outgoing link, and the transport-free contract every r
 
 A participant never reads the wall clock, never sleeps and never imports Ray. A message that arrives after
 its deliver_at (possible only in the paced runtime) is processed at once and its lateness recorded.
+
+The network is either one outgoing link per participant (`network.medium = "links"`, a switched network) or
+one shared medium for the whole cluster (`"bus"`, spec 002 §2.4's shared Ethernet, whose contention grows with
+the number of nodes): every message then goes to the `Bus` participant, which carries them one at a time at
+the bus bandwidth, in the order they reach it.
 """
 from __future__ import annotations
+
+import math
 
 import msgpack
 
@@ -22,8 +29,10 @@ HEADER_BYTES = 40     # the envelope's own fields on the wire
 
 
 class Participant:
-    def __init__(self, node_id: int, workstations: int, bandwidth: float, latency: float, heap=None):
+    def __init__(self, node_id: int, workstations: int, bandwidth: float, latency: float, heap=None,
+                 bus: int | None = None):
         self.id = node_id
+        self.bus = bus                      # the shared medium's participant id, or None (own link)
         self.workstations = workstations    # the cluster's size: ids 0..workstations-1; a broadcast reaches all
         self.q = EventQueue(heap, owner=self)
         self.finished: list = []            # jobs completed here (none, for the collector)
@@ -65,17 +74,22 @@ class Participant:
         return Job.from_state(env.payload["job"]) if "job" in env.payload else None
 
     # -- sending ---------------------------------------------------------------------------------------------
-    def send(self, dest: int, kind: str, payload: dict, extra: float = 0.0, fixed: float = 0.0) -> float:
+    def send(self, dest: int, kind: str, payload: dict, extra: float = 0.0, fixed: float = 0.0) -> float | None:
         """Send one message: its encoded size plus `extra` modelled bytes (a memory image) go over the link,
-        and the fixed cost `fixed` is added on delivery. Returns the delivery time."""
+        and the fixed cost `fixed` is added on delivery. Returns the delivery time (None on a shared bus, where
+        only the bus knows when the medium will be free)."""
         size = len(msgpack.packb(payload, use_bin_type=True)) + HEADER_BYTES + extra
+        if self.bus is not None:
+            self.post(self.bus, "relay", {"to": dest, "kind": kind, "payload": payload, "size": size,
+                                          "fixed": fixed}, self.q.now + self.nic.latency)
+            return None
         at = self.nic.transmit(self.q.now, size, fixed)
         self.post(dest, kind, payload, at)
         return at
 
-    def post(self, dest: int, kind: str, payload: dict, deliver_at: float) -> None:
+    def post(self, dest: int, kind: str, payload: dict, deliver_at: float, sender: int | None = None) -> None:
         self.seq += 1
-        self.outbox.append(Envelope(deliver_at, self.id, self.seq, kind, payload, dest))
+        self.outbox.append(Envelope(deliver_at, self.id if sender is None else sender, self.seq, kind, payload, dest))
 
     def log(self, kind: str, **fields) -> None:
         self.events.append({"time": self.q.now, "event": kind, "node": self.id, **fields})
@@ -101,8 +115,9 @@ class Collector(Participant):
     its load here each period; half a period later the collector broadcasts every report it holds. A broadcast
     is one frame on the collector's link (an Ethernet broadcast), delivered to all at once."""
 
-    def __init__(self, node_id: int, n_nodes: int, period: float, bandwidth: float, latency: float, heap=None):
-        super().__init__(node_id, n_nodes, bandwidth, latency, heap)
+    def __init__(self, node_id: int, n_nodes: int, period: float, bandwidth: float, latency: float, heap=None,
+                 bus: int | None = None):
+        super().__init__(node_id, n_nodes, bandwidth, latency, heap, bus)
         self.period = period
         self.reports: dict[int, dict] = {}
         self.q.at(period / 2, self._broadcast)
@@ -114,9 +129,7 @@ class Collector(Participant):
 
     def _broadcast(self, _=None) -> None:
         if self.reports:
-            payload = {"reports": list(self.reports.values())}
-            at = self.nic.transmit(self.q.now, len(msgpack.packb(payload)) + HEADER_BYTES)
-            self.post(ALL, "load_index", payload, at)
+            self.send(ALL, "load_index", {"reports": list(self.reports.values())})
         self.q.at(self.q.now + self.period, self._broadcast)
 
     def snapshot(self) -> dict:
@@ -126,3 +139,35 @@ class Collector(Participant):
         return {"node": self.id, "role": "collector", "jobs": [], "samples": [], "events": self.events,
                 "stats": {"lateness": self.lateness, "bytes_sent": self.nic.bytes_sent,
                           "messages": self.nic.messages}}
+
+
+class Bus(Participant):
+    """The shared medium (`network.medium = "bus"`): every participant hands its messages here (one latency
+    away); the bus carries them one at a time at its bandwidth, FIFO in the order they reach it, and delivers
+    each (a broadcast to all at once) as if from its sender. Its link is the cluster's only one, so remote
+    paging, migrations and load reports all contend for it."""
+
+    def check(self, env: Envelope):
+        p = env.payload
+        if env.kind != "relay":
+            raise MessageError(f"field 'kind': the bus relays only 'relay' messages, got {env.kind!r}")
+        if not isinstance(p["to"], int) or isinstance(p["to"], bool) or p["to"] < ALL:
+            raise MessageError(f"field 'payload.to': expected a node id or -1 (broadcast), got {p['to']!r}")
+        for name in ("size", "fixed"):
+            if not isinstance(p[name], (int, float)) or isinstance(p[name], bool) or not 0 <= p[name] < math.inf:
+                raise MessageError(f"field 'payload.{name}': expected a non-negative number, got {p[name]!r}")
+        return None
+
+    def _receive(self, item) -> None:
+        env, _ = item
+        p = env.payload
+        at = self.nic.transmit(self.q.now, p["size"], p["fixed"])
+        self.post(p["to"], p["kind"], p["payload"], at, sender=env.sender)
+
+    def snapshot(self) -> dict:
+        return {**super().snapshot(), "role": "bus"}
+
+    def final(self) -> dict:
+        return {"node": self.id, "role": "bus", "jobs": [], "samples": [], "events": self.events,
+                "stats": {"lateness": self.lateness, "bytes_sent": self.nic.bytes_sent,
+                          "messages": self.nic.messages, "busy": self.nic.busy}}

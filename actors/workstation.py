@@ -8,6 +8,15 @@ policy places it: here, on another node (remote execution), or not yet. Admitted
 whose memory demands load the pager, and the CPU's ready set. It leaves the CPU at each stop: a page fault
 or an I/O miss (blocked on the disk), a change in its memory demand (it goes on), its end. It may be migrated
 while resident and ready. Time is charged to exactly one of cpu, queue, page, io, net, sync at every instant.
+
+Network RAM (paper 002), when the policy asks for it (`remote_memory`): the node borrows idle memory on peers
+for the part of its overflow its policy chooses, by messages (request, grant). A share of its page faults equal
+to the share of the overflow held remotely is then served by the hosts: a page request, and the pages back over
+the host's link (or the shared bus), charged to the job as paging time (`page`) and, within it, as
+`remote_paging` (the paper's networking time of remote paging; `net` stays time on the wire between nodes). The node hands memory back as soon as it no longer overflows, and a host evicts guest pages as soon as
+its own jobs need the memory (local priority), sending them back to their owner; the owner borrows elsewhere at
+its next load-index refresh, and meanwhile those faults go to its disk. A page request in flight is served even
+if its pages were just evicted (they are on their way back anyway).
 """
 from __future__ import annotations
 
@@ -21,13 +30,15 @@ from actors.owner import BurstTable, Owner
 from actors.participant import Participant
 
 INF = float("inf")
+SLACK = 1.0     # bytes: network RAM amounts this small are rounding, not memory
+NETWORK_RAM = {"ram_request", "ram_grant", "ram_release", "ram_evict", "page_request", "page_reply"}
 
 
 class Workstation(Participant):
     def __init__(self, node_id: int, spec: dict, policy, seed: int, peers: int, collector: int | None,
                  arrivals=(), insertion=None, heap=None, owner: dict | None = None):
         net, disk, cpu, mem = spec["network"], spec["disk"], spec["cpu"], spec["memory"]
-        super().__init__(node_id, peers, net["bandwidth"], net["latency"], heap)
+        super().__init__(node_id, peers, net["bandwidth"], net["latency"], heap, spec.get("bus"))
         self.spec, self.policy, self.collector = spec, policy, collector
         self.speed = spec["speed"]
         self.rng = random.Random(seed)
@@ -51,6 +62,9 @@ class Workstation(Participant):
         self.inbox: dict[tuple, int] = {}       # parallel tasks: partners' messages (group, rank, iteration) come in
         self.waiting: dict[tuple, list] = {}    # (group, rank) -> [task, iteration, messages still due, since]
         self._fault_rate = 0.0          # the per-op fault rate last applied to the resident jobs
+        self.asked: dict[int, float] = {}       # network RAM asked of each host, not yet answered
+        self.guests: dict[int, float] = {}      # network RAM lent to each peer (pager.guest is their sum)
+        self.paging: dict[int, tuple] = {}      # job id -> (job, since): waiting for pages from a host
         self._last = {"time": 0.0, "busy": 0.0, "faults": 0, "disk": 0.0}
         self.owner = None if owner is None else Owner(
             self, owner["utilization"], owner["nonidle"], owner["period"], BurstTable(owner["bursts"]),
@@ -103,6 +117,8 @@ class Workstation(Participant):
         dest = self.policy.place(job, self)
         if dest is None or (dest == self.id and not self._fits(job)):
             return
+        if dest != self.id and not job.migratable:
+            raise ValueError(f"policy asked node {self.id} to send job {job.id} to node {dest}; it is not migratable")
         self._count()
         self.pending.remove(job)
         job.queue += self.q.now - job.since
@@ -195,21 +211,29 @@ class Workstation(Participant):
         self._memory_changed()
         job.migrations += 1
         at = self._ship(job, dest, "migrate")
-        self.log("migrate", job=job.id, src=self.id, dest=dest, bytes=job.demand(), cost=at - self.q.now)
+        self.log("migrate", job=job.id, src=self.id, dest=dest, bytes=job.demand(),
+                 cost=None if at is None else at - self.q.now)
 
     def _memory_changed(self) -> None:
         """Resident demand changed: every job's next fault is redrawn (faults are memoryless in CPU time).
         While nothing overflows, before and after, there is nothing to redraw."""
         self.pager.demand = sum(j.demand() for j in self.jobs.values())
+        if self.guests or self.pager.remote:
+            self._settle_network_ram()
         rate = self.pager.fault_rate_now() / self.speed        # per op
         if rate == 0 and self._fault_rate == 0:
             return
         self._fault_rate = rate
         self.cpu.replan()
         for job in self.jobs.values():
-            job.fault_at = job.done + self.rng.expovariate(rate) if rate > 0 else INF
-            self._set_stop(job)
+            self._next_fault(job)
         self.cpu.replan()
+
+    def _next_fault(self, job: Job) -> None:
+        """Draw the job's next fault under the node's current fault rate, and its next stop."""
+        rate = self.pager.fault_rate_now() / self.speed        # per op
+        job.fault_at = job.done + self.rng.expovariate(rate) if rate > 0 else INF
+        self._set_stop(job)
 
     @staticmethod
     def _set_stop(job: Job) -> None:
@@ -227,7 +251,13 @@ class Workstation(Participant):
             batch = self.pager.fault_batch
             job.faults += batch
             self.faults += batch
-            self._block(job, "page", batch * self.pager.page_size, batch)
+            host = self._fault_host()
+            if host is None:
+                self._block(job, "page", batch * self.pager.page_size, batch)
+            else:
+                job.state = "blocked"
+                self.paging[job.id] = (job, self.q.now)
+                self.send(host, "page_request", {"job_id": job.id, "pages": batch})
             return False
         if job.done >= job.next_sync():
             job.iteration += 1
@@ -270,15 +300,10 @@ class Workstation(Participant):
         self.disk.submit(size, self._unblock, (job, why, self.q.now), accesses)
 
     def _unblock(self, item) -> None:
+        """A blocked job's pages or data came (`why`: page or io): it wants the CPU."""
         job, why, since = item
-        waited = self.q.now - since
-        if why == "page":
-            job.page += waited
-        else:
-            job.io += waited
-        rate = self.pager.fault_rate_now() / self.speed
-        job.fault_at = job.done + self.rng.expovariate(rate) if rate > 0 else INF
-        self._set_stop(job)
+        setattr(job, why, getattr(job, why) + self.q.now - since)
+        self._next_fault(job)
         self._run(job, "unblock")
 
     def _finish(self, job: Job) -> None:
@@ -313,6 +338,92 @@ class Workstation(Participant):
         self.pager.buffer_cache = size
         self._memory_changed()
 
+    # -- network RAM (paper 002) -------------------------------------------------------------------------------
+    def shortfall(self) -> float:
+        """The overflow neither held by network RAM nor already asked for (what a policy may still borrow)."""
+        return max(0.0, self.pager.shortfall() - sum(self.asked.values()))
+
+    def _borrow(self) -> None:
+        for host, size in self.policy.remote_memory(self):
+            self.asked[host] = self.asked.get(host, 0.0) + size
+            self.send(host, "ram_request", {"bytes": size})
+
+    def _fault_host(self) -> int | None:
+        """Where a fault is served: None (the disk), or a host drawn in proportion to what it holds, with the
+        probability that the faulting page is in network RAM."""
+        remote = self.pager.remote
+        if not remote:
+            return None
+        u = self.rng.random()
+        share = self.pager.remote_share()
+        if u >= share:
+            return None
+        left = u / share * sum(remote.values())
+        for host in sorted(remote):
+            left -= remote[host]
+            if left < 0:
+                return host
+        return max(remote)
+
+    def _settle_network_ram(self) -> None:
+        """After a change in demand: hand back network RAM this node no longer needs (the highest hosts first),
+        and evict guest pages its own jobs now need (local priority), sending them back to their owners."""
+        p = self.pager
+        surplus = sum(p.remote.values()) - max(0.0, p.demand - p.user_memory)
+        for host in sorted(p.remote, reverse=True):
+            if surplus <= SLACK:
+                break
+            give = min(surplus, p.remote[host])
+            self._change(p.remote, host, -give)
+            self.send(host, "ram_release", {"bytes": give})
+            surplus -= give
+        excess = p.demand + p.guest - p.user_memory
+        for client in sorted(self.guests, reverse=True):
+            if excess <= SLACK:
+                break
+            take = min(excess, self.guests[client])
+            self._lend(client, -take)
+            self.send(client, "ram_evict", {"bytes": take}, extra=take)
+            self.log("evict_guest", client=client, bytes=take)
+            excess -= take
+
+    @staticmethod
+    def _change(table: dict, key: int, delta: float) -> float:
+        """Add `delta` to table[key], never below 0, dropping the entry at (about) 0; returns the change made."""
+        old = table.get(key, 0.0)
+        new = max(0.0, old + delta)
+        if new > SLACK:
+            table[key] = new
+        else:
+            table.pop(key, None)
+            new = 0.0
+        return new - old
+
+    def _lend(self, client: int, delta: float) -> None:
+        self.pager.guest = max(0.0, self.pager.guest + self._change(self.guests, client, delta))
+
+    def _network_ram(self, env) -> None:
+        kind, p, peer = env.kind, env.payload, env.sender
+        if kind == "ram_request":           # lend what is idle now, up to what was asked
+            grant = min(p["bytes"], self.pager.idle)
+            self._lend(peer, grant)
+            self.send(peer, "ram_grant", {"bytes": grant, "asked": p["bytes"]})
+        elif kind == "ram_grant":
+            self._change(self.asked, peer, -p["asked"])
+            self._change(self.pager.remote, peer, p["bytes"])
+            self._settle_network_ram()      # demand may have fallen while the request was out
+        elif kind == "ram_release":
+            self._lend(peer, -p["bytes"])
+        elif kind == "ram_evict":
+            self._change(self.pager.remote, peer, -p["bytes"])
+        elif kind == "page_request":
+            self.send(peer, "page_reply", {"job_id": p["job_id"], "pages": p["pages"]},
+                      extra=p["pages"] * self.pager.page_size)
+        else:                               # page_reply
+            job, since = self.paging.pop(p["job_id"])
+            job.remote_paging += self.q.now - since
+            self._unblock((job, "page", since))
+
     # -- messages --------------------------------------------------------------------------------------------
     def _receive(self, item) -> None:
         env, job = item
@@ -333,6 +444,8 @@ class Workstation(Participant):
             else:
                 key = (p["group"], p["to"], p["it"])
                 self.inbox[key] = self.inbox.get(key, 0) + 1
+        elif kind in NETWORK_RAM:
+            self._network_ram(env)
         elif kind == "load_report":      # gossip: a peer's view
             for r in env.payload["report"]:
                 if r["node"] != self.id and r["time"] > self.index.get(r["node"], {"time": -1})["time"]:
@@ -364,12 +477,14 @@ class Workstation(Participant):
         self._retry_pending()
         for job, dest in self.policy.migrations(self):
             self.migrate(job, dest)
+        self._borrow()
 
     # -- periodic load report and sample ---------------------------------------------------------------------
     def _report(self, _=None) -> None:
         report = self.load()
         busy = self.cpu.busy_time()
-        self.samples.append({**report, "disk_queue": self.disk.waiting,
+        self.samples.append({**report, "disk_queue": self.disk.waiting, "guest": self.pager.guest,
+                             "remote": sum(self.pager.remote.values()),
                              "disk_util": (self.disk.busy - self._last["disk"]) / self.period,
                              "net_bytes": self.nic.bytes_sent})
         self._last = {"time": self.q.now, "busy": busy, "faults": self.faults, "disk": self.disk.busy}

@@ -129,6 +129,8 @@ def cmd_list(args) -> int:
     if not folder.is_dir():
         raise ScenarioError(f"{folder}: not a folder")
     for path in sorted(folder.rglob("*.toml")):
+        if path.name.endswith(".part.toml"):        # a base that scenarios extend, not a scenario
+            continue
         try:
             s = scenario.load(path)
             print(f"{str(path):48} {s['description'] or s['name']}")

@@ -1,12 +1,12 @@
 """From a scenario to the participants of a run: one blueprint per workstation (its spec, policy, seed and
-the jobs whose home it is) plus the load collector. A blueprint is plain data, so a runtime can build the
+the jobs whose home it is) plus the load collector and, on a shared medium, the bus. A blueprint is plain data, so a runtime can build the
 participant in this process (`make`) or inside a Ray actor, and both get the same object."""
 from __future__ import annotations
 
 import numpy as np
 
 import policies
-from actors.participant import Collector
+from actors.participant import Bus, Collector
 from actors.workstation import Workstation
 from emu.owners import owners
 from emu.scenario import node_specs
@@ -28,14 +28,18 @@ def blueprints(scenario: dict) -> list[dict]:
         by_home[job.home].append(job.to_state())
     exchange = scenario["load_index"]["exchange"]
     collector = n if exchange == "collector" else None
+    bus = n + (collector is not None) if scenario["network"]["medium"] == "bus" else None
     for spec in specs:
         spec["job_ids"] = len(jobs)     # where the ids of a constant population's replacements start
+        spec["bus"] = bus
     out = [{"role": "workstation", "id": i, "spec": specs[i], "policy": scenario["policy"],
             "insertion": scenario["cpu"]["insertion"], "seed": node_seed(scenario["seed"], i), "peers": n,
             "collector": collector, "arrivals": by_home[i], "owner": owner[i]} for i in range(n)]
     if collector is not None:
         out.append({"role": "collector", "id": n, "peers": n, "period": scenario["load_index"]["period"],
-                    "network": scenario["network"]})
+                    "network": scenario["network"], "bus": bus})
+    if bus is not None:
+        out.append({"role": "bus", "id": bus, "peers": n, "network": scenario["network"]})
     return out
 
 
@@ -44,7 +48,9 @@ def make(bp: dict, heap=None):
     from actors.job import Job
     if bp["role"] == "collector":
         return Collector(bp["id"], bp["peers"], bp["period"], bp["network"]["bandwidth"], bp["network"]["latency"],
-                         heap)
+                         heap, bp["bus"])
+    if bp["role"] == "bus":
+        return Bus(bp["id"], bp["peers"], bp["network"]["bandwidth"], bp["network"]["latency"], heap)
     params = {k: v for k, v in bp["policy"].items() if k != "name"}
     policy = policies.load(bp["policy"]["name"])(**params)
     insertion = policies.load(bp["insertion"], "INSERTION")() if bp["insertion"] else None

@@ -24,10 +24,21 @@ KINDS: dict[str, tuple[str, ...]] = {
     "migrate": ("job", "sent"),          # a running job's state, moved preemptively (cost r + D/B)
     "job_return": ("job", "sent", "reason"),   # a job refused by its destination, back to its sender
     "sync": ("group", "to", "from", "it"),     # a parallel task ended a compute phase, to a partner task
+    # network RAM (paper 002): a node borrows idle memory on a peer for its overflow, pages from it, hands it
+    # back, and the host evicts the guest pages (sending them back) when its own jobs need the memory
+    "ram_request": ("bytes",),
+    "ram_grant": ("bytes", "asked"),
+    "ram_release": ("bytes",),
+    "ram_evict": ("bytes",),
+    "page_request": ("job_id", "pages"),
+    "page_reply": ("job_id", "pages"),
+    # on a shared bus (network.medium = "bus") every message goes to the bus first, wrapped
+    "relay": ("to", "kind", "payload", "size", "fixed"),
 }
 
 
-INTEGERS = {"group", "to", "from", "it"}     # payload fields that must be non-negative integers
+INTEGERS = {"group", "to", "from", "it", "job_id", "pages"}     # payload fields: non-negative integers
+NUMBERS = {"bytes", "asked"}                                     # payload fields: non-negative finite numbers
 ALL = -1     # the destination of a broadcast: every workstation
 
 
@@ -94,7 +105,12 @@ def _check(i: int, item) -> Envelope:
                               or not 0 <= payload["sent"] <= deliver_at):
         raise MessageError(f"{where} ({kind}): field 'payload.sent': expected the send time, at most deliver_at, "
                            f"got {payload['sent']!r}")
-    for name in INTEGERS.intersection(KINDS[kind]):
+    for name in NUMBERS.intersection(KINDS[kind]):
+        value = payload[name]
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 <= value < math.inf:
+            raise MessageError(f"{where} ({kind}): field 'payload.{name}': expected a non-negative number, "
+                               f"got {value!r}")
+    for name in INTEGERS.intersection(KINDS[kind]) - ({"to"} if kind == "relay" else set()):
         value = payload[name]
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             raise MessageError(f"{where} ({kind}): field 'payload.{name}': expected a non-negative integer, "

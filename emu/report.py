@@ -159,7 +159,7 @@ def gantt(folder: Path, end: float) -> tuple[dict, int]:
             left_out += 1
             continue
         finish = float(j["finish"]) if j["state"] == "done" else end
-        begins = [start] + [m["time"] + m["cost"] for m in moves]
+        begins = [start] + [m["time"] + (m["cost"] or 0.0) for m in moves]   # unknown (None) on a shared bus
         ends = [m["time"] for m in moves] + [finish]
         for node, b, e in zip(nodes, begins, ends):
             stays.setdefault(node, []).append((b, e - b, job))

@@ -84,6 +84,10 @@ WORKLOAD = {
     }),
     "programs": F("list", [], schema=PROGRAM),
     "closed": F("bool", False),
+    # a share of the stream's jobs that may not leave their home node, not even by remote execution (paper
+    # 002's "type 1" traces); drawn per job from the scenario seed on a stream of its own, so a type-1 and a
+    # type-2 trace hold the same jobs
+    "nonmigratable": F("number", 0.0, minimum=0),
     "parallel": F("table", schema={       # bulk-synchronous parallel jobs (paper 004 §7); see emu/workload.py
         "tasks": F("int", 0, minimum=0),
         "granularity": F("work", "100 ms", positive=True),
@@ -123,6 +127,8 @@ SCHEMA = {
         "bandwidth": F("bandwidth", "100 Mbps", positive=True),
         "latency": F("time", "0.1 ms", positive=True),
         "remote_exec_cost": F("time", "0.1 s", minimum=0),
+        # "links": one outgoing link per node (switched); "bus": one shared medium for all (spec 002 §2.4)
+        "medium": F("str", "links", choices=("links", "bus")),
     }),
     "load_index": F("table", schema={
         "period": F("time", "1 s", positive=True),
@@ -307,11 +313,14 @@ def _check_owner(path: str, base: Path, o: dict) -> None:
         read_activity(o["trace"])
 
 
-def load(source, overrides: list[str] = ()) -> dict:
-    """Read, override (`key.path=value`) and check a scenario file; return the normalized scenario."""
-    path = str(source)
+def _read(path: str, chain: tuple = ()) -> dict:
+    """The raw TOML of a scenario file, with the files it `extends` (a path relative to it, or a list of them,
+    merged in order) merged under it: tables merge key by key, any other value (arrays and arrays of tables included) replaces the base's, and a
+    policy table naming another policy replaces the base's whole. Relative data-file paths are read from the
+    folder of the file that is loaded, not of the one extended. A file named `*.part.toml` is such a base only
+    (a platform shared by several scenarios), not a scenario of its own."""
     try:
-        with open(source, "rb") as fh:
+        with open(path, "rb") as fh:
             raw = tomllib.load(fh)
     except OSError as exc:
         raise ScenarioError(f"{path}: cannot read the scenario file ({exc.strerror})") from None
@@ -319,6 +328,38 @@ def load(source, overrides: list[str] = ()) -> dict:
         raise ScenarioError(f"{path}: not valid TOML ({exc})") from None
     except UnicodeDecodeError:
         raise ScenarioError(f"{path}: not a UTF-8 text file") from None
+    bases = raw.pop("extends", [])
+    bases = [bases] if isinstance(bases, str) else bases
+    if not isinstance(bases, list) or not all(isinstance(b, str) for b in bases):
+        raise ScenarioError(f"{path}: field 'extends': expected the path of a scenario file or a list of them, "
+                            f"got {bases!r}")
+    merged: dict = {}
+    for base in bases:
+        full = str((Path(path).parent / base).resolve())
+        if full in chain:
+            raise ScenarioError(f"{path}: field 'extends': {base!r} extends this file again (a cycle)")
+        if not Path(full).is_file():
+            raise ScenarioError(f"{path}: field 'extends': cannot read file {full!r}")
+        merged = _merge(merged, _read(full, chain + (str(Path(path).resolve()),)))
+    return _merge(merged, raw)
+
+
+def _merge(base: dict, top: dict) -> dict:
+    out = dict(base)
+    for key, value in top.items():
+        old = out.get(key)
+        if isinstance(old, dict) and isinstance(value, dict):
+            renamed = key == "policy" and value.get("name", old.get("name")) != old.get("name")
+            value = value if renamed else _merge(old, value)
+        out[key] = value
+    return out
+
+
+def load(source, overrides: list[str] = ()) -> dict:
+    """Read (with the file it extends), override (`key.path=value`) and check a scenario file; return the
+    normalized scenario."""
+    path = str(source)
+    raw = _read(path)
     for item in overrides:
         apply_override(path, raw, item)
     scenario = _table(path, "", SCHEMA, raw)

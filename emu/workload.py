@@ -44,7 +44,7 @@ def generate(scenario: dict, n_nodes: int) -> list[Job]:
     jobs = []
     for i, stream in enumerate(scenario["workload"]):
         rng = np.random.default_rng(np.random.SeedSequence([scenario["seed"], 0, i]))
-        jobs += _stream(stream, rng, n_nodes, scenario["file"], i)
+        jobs += _stream(stream, rng, n_nodes, scenario["file"], i, scenario["seed"])
     jobs.sort(key=lambda j: (j.arrival, j.home))
     groups: dict[int, int] = {}
     for new_id, job in enumerate(jobs):
@@ -54,7 +54,7 @@ def generate(scenario: dict, n_nodes: int) -> list[Job]:
     return jobs
 
 
-def _stream(w: dict, rng, n_nodes: int, file: str, index: int) -> list[Job]:
+def _stream(w: dict, rng, n_nodes: int, file: str, index: int, seed: int) -> list[Job]:
     n = w["jobs"]
     arrival = w["arrival"]
     if arrival["process"] == "trace":
@@ -68,6 +68,7 @@ def _stream(w: dict, rng, n_nodes: int, file: str, index: int) -> list[Job]:
     times = times + arrival["start"]
     homes = rng.integers(0, n_nodes, n) if w["home"] == "uniform" else np.arange(n) % n_nodes
     life = w["lifetime"]
+    pinned = np.random.default_rng(np.random.SeedSequence([seed, 2, index])).random(n) < w["nonmigratable"]
     jobs = []
     for k in range(n):
         program = ""
@@ -97,7 +98,7 @@ def _stream(w: dict, rng, n_nodes: int, file: str, index: int) -> list[Job]:
         job = Job(id=k, home=int(homes[k]), arrival=float(times[k]), work=float(max(work, 1e-9)),
                   memory=memory, io_rate=io_rate, io_size=io_size,
                   io_read=w["io"]["read_fraction"], program=program, cls=w["class"],
-                  migratable=migratable, closed=w["closed"])
+                  migratable=migratable and not pinned[k], closed=w["closed"])
         jobs += tasks(job, w["parallel"], index * 1_000_000 + k) if w["parallel"]["tasks"] else [job]
     return jobs
 

@@ -12,6 +12,8 @@ Each workstation holds its own policy object (decisions are decentralized) and c
 - `runnable(job, node)` whether a resident job may use the CPU now; asked when it is admitted or unblocked
   and whenever the node's owner comes or goes (paper 004): a job it holds off is `suspended` (resident, off
   the CPU, its time counted as waiting) until it says yes again or the job migrates.
+- `remote_memory(node)` each time the load index is refreshed: a list of `(host, bytes)` of network RAM to
+  ask of peers for this node's overflow (paper 002; `node.shortfall()` is what is not yet held or asked for).
 - `report(node)` extra fields this node publishes in its load report (e.g. a reservation flag).
 - `finished(job, node)` after a job completes here (feedback policies such as buffer control).
 
@@ -47,6 +49,9 @@ class Policy:
 
     def runnable(self, job, node) -> bool:
         return True
+
+    def remote_memory(self, node) -> list:
+        return []
 
     def report(self, node) -> dict:
         return {}

@@ -15,7 +15,8 @@ then page-faults. On arrival:
 - in both cases the better of two such peers drawn at random (`policies.base.two_choices`): every node reads
   the same index, one period old, and would otherwise send all of that period's jobs to the same node;
 - and if no peer would take it, it waits in its home's pending pool (A12), retried at every load-index
-  refresh and every completion there.
+  refresh and every completion there; so does a nonmigratable job (paper 002's type-1 traces) that its home
+  cannot take yet.
 
 Running jobs are never migrated by this policy (spec 002 §4.2: "this paper uses remote execution only").
 
@@ -52,6 +53,8 @@ class LoadSharing(Policy):
         demand = job.demand()
         if self.takes(self.here(node), demand):
             return node.id
+        if not job.migratable:                      # it may not even be remote-executed (spec 002 §3.5)
+            return None
         peers = self.takers(node, demand)
         if not peers:
             return None
