@@ -82,7 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--out", help="where tables and plots go (default: FIRST_RESULTS/report)")
     rr = sub.add_parser("reproduce", help="run a paper's experiments over seeds; write the paper-beside-emulator "
                         "report", epilog=EXAMPLES["reproduce"])
-    rr.add_argument("paper", help="which paper: p004")
+    rr.add_argument("paper", help="which paper: p000, p002 or p004")
     rr.add_argument("--seeds", type=int, help="seeds per experiment point (default: 5, or 2 with --quick)")
     rr.add_argument("--quick", action="store_true", help="the scaled-down variant CI runs")
     rr.add_argument("--runtime", choices=("inline", "stepped", "paced"), default="inline")

@@ -119,10 +119,15 @@ def metrics(jobs, samples, stats, end, scenario, events=()) -> dict:
         "total_page_time": float(sum(j["page"] for j in done)),
         "total_io_time": float(sum(j["io"] for j in done)),
         "total_net_time": float(sum(j["net"] for j in done)),
+        # paper 002's networking time: on the wire between nodes plus remote paging, over the execution time
+        "total_remote_paging_time": float(sum(j["remote_paging"] for j in done)),
+        "network_share": float(sum(j["net"] + j["remote_paging"] for j in done) / total)
+        if (total := sum(j["response"] for j in done)) > 0 else 0.0,
         "throughput": len(done) / makespan if makespan > 0 else 0.0,
         "cpu_utilization": busy / (len(stats) * horizon) if horizon > 0 else 0.0,
         "memory_utilization": float(np.mean([d / m for d, m in zip(demand, memory)])) if memory else 0.0,
         "mean_idle_memory": _mean(idle),
+        "mean_network_ram": _mean([sum(s.get("remote", 0.0) for s in group) for group in by_time.values()]),
         "mean_balance_skew": _mean(skew),
         "blocked_time_fraction": _mean(blocked),        # share of samples in which some node is blocked
         "blocked_idle_memory": _mean(blocked_idle),     # the cluster's idle memory in those samples

@@ -109,6 +109,12 @@ CASES = {
     "neither cluster.nodes nor cluster.kinds": Case([("nodes = 2\n", "")], ["'cluster.nodes'"]),
     "a cluster kind without its count": Case([("nodes = 2\n", ""), ("\n[cpu]", '\n[[cluster.kinds]]\nspeed = 2.0\n\n[cpu]')],
                                              ["'cluster.kinds[0].count'", "missing"]),
+    "extends a file that does not exist": Case([("seed = 3\n", 'seed = 3\nextends = "no_such.toml"\n')],
+                                               ["'extends'", "no_such.toml"]),
+    "extends itself": Case([("seed = 3\n", 'seed = 3\nextends = "bad.toml"\n')], ["'extends'", "cycle"]),
+    "extends something not a path": Case([("seed = 3\n", "seed = 3\nextends = 3\n")], ["'extends'", "path"]),
+    "unknown network medium": Case([('latency = "0.1 ms"', 'latency = "0.1 ms"\nmedium = "ether"')],
+                                   ["'network.medium'", "ether", "'bus'"]),
     # bugs these tests found (now fixed)
     "scenario that is not UTF-8": Case([], [], raw=b'name = "mini" # caf\xe9\n'),
     "trace that is not UTF-8": Case([(ARRIVAL, TRACE_ARRIVAL)], ["jobs.csv"], trace=b"arrival,work\n0,2\n\xff\xfe,3\n",
