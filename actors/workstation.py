@@ -20,6 +20,7 @@ if its pages were just evicted (they are on their way back anyway).
 """
 from __future__ import annotations
 
+import math
 import random
 
 from actors.cpu import FluidCPU, QuantumCPU
@@ -154,23 +155,47 @@ class Workstation(Participant):
         if self.policy.runnable(job, self):
             self.cpu.add(job, reason)
         else:
-            job.state, job.since = "suspended", self.q.now
-            self.log("suspend", job=job.id)
+            self._suspend(job)
 
     def _hold(self) -> None:
-        """Ask the policy again which resident jobs may run (the owner came or went): suspend or resume them.
-        Time suspended is time waiting (`queue`)."""
+        """Ask the policy again which resident jobs may run (the owner came or went, the load index was
+        refreshed): suspend or resume them. Time suspended is time waiting (`queue`)."""
         for job in list(self.jobs.values()):
-            self._owner_time(job)
             runnable = self.policy.runnable(job, self)
             if job.state == "suspended" and runnable:
-                job.queue += self.q.now - job.since
-                self.log("resume", job=job.id)
-                self.cpu.add(job, "resume")
+                self._owner_time(job)
+                self._resume(job)
             elif job.state in ("ready", "running") and not runnable:
+                self._owner_time(job)
                 self.cpu.remove(job)
-                job.state, job.since = "suspended", self.q.now
-                self.log("suspend", job=job.id)
+                self._suspend(job)
+
+    def _suspend(self, job: Job) -> None:
+        """Hold a job off the CPU. If the policy `releases_memory`, it is swapped out: its memory leaves the
+        node's demand and is written to the disk (nothing waits for the write)."""
+        job.state, job.since = "suspended", self.q.now
+        self.log("suspend", job=job.id)
+        if self.policy.releases_memory:
+            self._memory_changed()
+            self._swap(job, None)
+
+    def _resume(self, job: Job) -> None:
+        """Let a suspended job run again; one that was swapped out first reads its memory back (page time)."""
+        job.queue += self.q.now - job.since
+        self.log("resume", job=job.id)
+        if self.policy.releases_memory:
+            job.state = "blocked"
+            self._memory_changed()
+            self._swap(job, self._unblock)
+        else:
+            self.cpu.add(job, "resume")
+
+    def _swap(self, job: Job, done) -> None:
+        """Write out or read back a job's memory: one disk access per fault burst's worth of pages (as a fault
+        burst reads its pages), plus the transfer."""
+        burst = self.pager.page_size * self.pager.fault_batch
+        self.disk.submit(job.demand(), done or (lambda _: None), (job, "page", self.q.now),
+                         max(1, math.ceil(job.demand() / burst)))
 
     def _owner_time(self, job: Job, nonidle: bool | None = None) -> None:
         """Bring a resident job's lingering and suspended time (paper 004's Fig. 10) up to now; `nonidle` is
@@ -217,7 +242,8 @@ class Workstation(Participant):
     def _memory_changed(self) -> None:
         """Resident demand changed: every job's next fault is redrawn (faults are memoryless in CPU time).
         While nothing overflows, before and after, there is nothing to redraw."""
-        self.pager.demand = sum(j.demand() for j in self.jobs.values())
+        swapped = self.policy.releases_memory
+        self.pager.demand = sum(j.demand() for j in self.jobs.values() if not (swapped and j.state == "suspended"))
         if self.guests or self.pager.remote:
             self._settle_network_ram()
         rate = self.pager.fault_rate_now() / self.speed        # per op
@@ -302,7 +328,7 @@ class Workstation(Participant):
     def _unblock(self, item) -> None:
         """A blocked job's pages or data came (`why`: page or io): it wants the CPU."""
         job, why, since = item
-        setattr(job, why, getattr(job, why) + self.q.now - since)
+        setattr(job, why, getattr(job, why) + (self.q.now - since))
         self._next_fault(job)
         self._run(job, "unblock")
 
@@ -474,6 +500,7 @@ class Workstation(Participant):
         self._view_refreshed()
 
     def _view_refreshed(self) -> None:
+        self._hold()
         self._retry_pending()
         for job, dest in self.policy.migrations(self):
             self.migrate(job, dest)

@@ -104,6 +104,7 @@ def metrics(jobs, samples, stats, end, scenario, events=()) -> dict:
         "makespan": makespan,
         "mean_response": _mean([j["response"] for j in done]),
         "mean_slowdown": _mean([j["slowdown"] for j in done]),
+        "max_slowdown": max((j["slowdown"] for j in done), default=float("nan")),
         "total_execution_time": float(sum(j["response"] for j in done)),
         "mean_queue_time": _mean([j["queue"] for j in done]),
         # execution time: first start to finish (paper 004's "variation" is its coefficient of variation)

@@ -9,9 +9,10 @@ Each workstation holds its own policy object (decisions are decentralized) and c
   return False to send it back, to wait in its sender's pending pool.
 - `migrations(node)` each time the load index is refreshed: a list of `(job, destination)` preemptive
   migrations (cost r + D/B, D the job's memory image).
-- `runnable(job, node)` whether a resident job may use the CPU now; asked when it is admitted or unblocked
-  and whenever the node's owner comes or goes (paper 004): a job it holds off is `suspended` (resident, off
-  the CPU, its time counted as waiting) until it says yes again or the job migrates.
+- `runnable(job, node)` whether a resident job may use the CPU now; asked when it is admitted or unblocked,
+  at every load-index refresh and whenever the node's owner comes or goes (paper 004): a job it holds off is
+  `suspended` (resident, off the CPU, its time counted as waiting) until it says yes again or the job
+  migrates. With `releases_memory` a suspended job is also swapped out (paper 002's job suspension).
 - `remote_memory(node)` each time the load index is refreshed: a list of `(host, bytes)` of network RAM to
   ask of peers for this node's overflow (paper 002; `node.shortfall()` is what is not yet held or asked for).
 - `report(node)` extra fields this node publishes in its load report (e.g. a reservation flag).
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 class Policy:
     PARAMS: dict = {}
+    releases_memory = False     # a job this policy suspends is swapped out (its memory freed) until it resumes
 
     def __init__(self, **params):
         for name, (_, default, _) in self.PARAMS.items():

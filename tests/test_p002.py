@@ -128,3 +128,20 @@ def test_network_ram_on_a_bus_is_identical_inline_and_stepped(ray_local, tmp_pat
     assert (tmp_path / "inline" / "jobs.csv").read_bytes() == (tmp_path / "stepped" / "jobs.csv").read_bytes()
     assert_balanced(stepped)
     assert [bp["role"] for bp in cluster.blueprints(load(*args))][-2:] == ["collector", "bus"]
+
+
+def test_job_suspension_swaps_the_largest_job_out_and_back():
+    """Paper 002's discussed baseline: an overflowing node suspends its largest running job and frees its
+    memory (it leaves the node's demand); the job reads it back before it runs again."""
+    result = run("p002/spec.toml", *SMALL, "policy=suspension")
+    assert_balanced(result)
+    events = result["events"]
+    suspended = {e["job"] for e in events if e["event"] == "suspend"}
+    assert suspended and suspended == {e["job"] for e in events if e["event"] == "resume"}
+    jobs = {j["job"]: j for j in result["jobs"]}
+    for job in suspended:
+        assert jobs[job]["suspended"] > 0 and jobs[job]["page"] > 0       # waited, then read its memory back
+    first = min((e for e in events if e["event"] == "suspend"), key=lambda e: e["time"])
+    before = [s for s in result["samples"] if s["node"] == first["node"] and s["time"] <= first["time"]][-1]
+    after = [s for s in result["samples"] if s["node"] == first["node"] and s["time"] > first["time"]][0]
+    assert before["demand"] > before["memory"] and after["demand"] < before["demand"]   # overflowed; freed
