@@ -36,3 +36,18 @@ def test_paced_warns_when_too_fast(ray_local):
     assert fast["summary"]["fidelity"]["stragglers"] > 0
     assert any("too high" in w or "cannot keep up" in w for w in fast["summary"]["warnings"])
     assert_balanced(fast)
+
+
+@pytest.mark.ray
+def test_paced_memory_load_sharing_agrees_with_inline_spread(ray_local):
+    """Issue 3's paced check: a scaled-down paper 000 scenario (SPEC jobs, memory reservation, 4 workstations)
+    under the paced runtime on Ray. Its virtual horizon is thousands of seconds, so it runs at 100x: a remote
+    execution's r = 0.1 s is still 1 ms of wall time, and the load reports' 1 s period 10 ms."""
+    args = ("p000/spec.toml", "cluster.nodes=4", "workload.jobs=12", 'workload.arrival.span="300 s"')
+    paced = run(*args, "seed=8", runtime="paced", speed=100.0)
+    assert_balanced(paced)
+    assert paced["summary"]["metrics"]["jobs_done"] == 12
+    inline = [run(*args, f"seed={s}")["summary"]["metrics"]["mean_slowdown"] for s in SEEDS]
+    slowdown = paced["summary"]["metrics"]["mean_slowdown"]
+    assert min(inline) <= slowdown <= max(inline), (slowdown, inline)
+    assert abs(slowdown - inline[SEEDS.index(8)]) <= np.ptp(inline)
