@@ -46,7 +46,12 @@ def valid(kind="remote_exec", deliver_at=1.0, sender=1, seq=1, dest=0) -> list:
                "remote_exec": {"job": job_state(), "sent": 0.5},
                "migrate": {"job": job_state(), "sent": 0.5},
                "job_return": {"job": job_state(), "reason": "refused", "sent": 0.5},
-               "sync": {"group": 0, "to": 3, "from": 1, "it": 7}}[kind]
+               "sync": {"group": 0, "to": 3, "from": 1, "it": 7},
+               "ram_request": {"bytes": 4096.0}, "ram_grant": {"bytes": 0.0, "asked": 4096.0},
+               "ram_release": {"bytes": 4096.0}, "ram_evict": {"bytes": 4096.0},
+               "page_request": {"job_id": 4, "pages": 50}, "page_reply": {"job_id": 4, "pages": 50},
+               "relay": {"to": -1, "kind": "load_index", "payload": {"reports": []}, "size": 60, "fixed": 0.0},
+               }[kind]
     return [deliver_at, sender, seq, kind, payload, dest]
 
 
@@ -168,6 +173,24 @@ def test_rejects_a_payload_missing_a_required_field(kind, missing):
     item = valid(kind)
     del item[4][missing]
     rejects(raw_batch(item), "envelope #0", kind, f"'payload.{missing}'", "missing")
+
+
+@pytest.mark.parametrize("kind, field, value", [("ram_request", "bytes", -1.0), ("ram_grant", "asked", "all"),
+                                                ("ram_evict", "bytes", float("inf")), ("page_reply", "pages", 2.5),
+                                                ("page_request", "job_id", -3)])
+def test_rejects_network_ram_amounts_that_are_not_amounts(kind, field, value):
+    item = valid(kind)
+    item[4][field] = value
+    rejects(raw_batch(item), "envelope #0", kind, f"'payload.{field}'", "non-negative")
+
+
+@pytest.mark.parametrize("field, value", [("to", -2), ("to", "all"), ("size", -1), ("fixed", float("nan"))])
+def test_the_bus_rejects_a_relay_it_cannot_carry(field, value):
+    from actors.participant import Bus
+    item = valid("relay")
+    item[4][field] = value
+    with pytest.raises(MessageError, match=f"payload.{field}"):
+        Bus(2, 2, 1e6, 1e-4).deliver(decode_batch(raw_batch(item)))
 
 
 def test_a_batch_with_a_bad_second_envelope_is_rejected_whole():
