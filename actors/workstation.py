@@ -13,10 +13,14 @@ Network RAM (paper 002), when the policy asks for it (`remote_memory`): the node
 for the part of its overflow its policy chooses, by messages (request, grant). A share of its page faults equal
 to the share of the overflow held remotely is then served by the hosts: a page request, and the pages back over
 the host's link (or the shared bus), charged to the job as paging time (`page`) and, within it, as
-`remote_paging` (the paper's networking time of remote paging; `net` stays time on the wire between nodes). The node hands memory back as soon as it no longer overflows, and a host evicts guest pages as soon as
-its own jobs need the memory (local priority), sending them back to their owner; the owner borrows elsewhere at
-its next load-index refresh, and meanwhile those faults go to its disk. A page request in flight is served even
-if its pages were just evicted (they are on their way back anyway).
+`remote_paging` (the paper's networking time of remote paging; `net` stays time on the wire between nodes).
+The node hands memory back as soon as it no longer overflows, and a host evicts guest pages as soon as its own
+jobs need the memory (local priority), sending them back to their owner; the owner borrows elsewhere at its
+next load-index refresh, and meanwhile those faults go to its disk. A page request in flight is served even if
+its pages were just evicted (they are on their way back anyway).
+
+Job suspension (a policy that `releases_memory`): a suspended job's memory is swapped out, written to the disk,
+and read back before it runs again.
 """
 from __future__ import annotations
 
