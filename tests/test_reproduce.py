@@ -79,16 +79,16 @@ def test_p000_quick_writes_every_run_and_its_report(ray_local, tmp_path):
 
 
 def test_p002_quick_writes_every_run_and_its_report(ray_local, tmp_path):
-    """`nowemu reproduce p002 --quick`: the network study on 4 and 8 nodes (3 policies x 2 networks x 2 trace
-    types) and the six schemes on Trace-1 of both groups. The report's figures are the runs' (here: Net_RAM's
+    """`nowemu reproduce p002 --quick`: the network study on 4 and 8 nodes (Base and Net_RAM x 2 networks, LS_RE
+    x 2 networks x 2 trace types) and the six schemes on Trace-1 of both groups. The report's figures are the runs' (here: Net_RAM's
     networking share on 8 nodes at 100 Mbps, type 2, from its summary)."""
     report = tmp_path / "p002.md"
     assert cli.main(["reproduce", "p002", "--quick", "--out", str(tmp_path / "runs"), "--report", str(report)]) == 0
     runs = tmp_path / "runs"
     folders = {p.parent.relative_to(runs).parts[0] for p in runs.rglob("summary.json")}
-    assert folders == {"net-n4", "net-n8", "app-t1", "spec-t1"}
-    assert sum(1 for _ in runs.rglob("summary.json")) == 2 * 12 + 2 * 6
-    share = json.loads((runs / "net-n8" / "net_ram-100_Mbps-0-s1" / "summary.json").read_text())["metrics"]["network_share"]
+    assert folders == {"net-n4", "net-n4-ls_re", "net-n8", "net-n8-ls_re", "app-t1", "spec-t1"}
+    assert sum(1 for _ in runs.rglob("summary.json")) == 2 * (4 + 4) + 2 * 6
+    share = json.loads((runs / "net-n8" / "net_ram-100_Mbps-s1" / "summary.json").read_text())["metrics"]["network_share"]
     text = report.read_text()
     assert f"| Fig. 4a | Net_RAM's networking share, 8 nodes, 100 Mbps, type 2 | 9 % (16 nodes) | {100 * share:.2f} % |" in text
     claims = [line for line in text.splitlines() if line.startswith(("| Fig. ", "| §"))]
