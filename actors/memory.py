@@ -15,13 +15,15 @@ page hundreds of thousands of seconds, which page-by-page events would make too 
 
 Swap bounds what may be admitted: demand beyond M + swap is reported (`over_swap`) for admission policies.
 
-Network RAM (paper 002): a node may hold pages for its peers (`guest`, bytes, out of its idle memory) and may
-keep part of its own overflow on peers (`remote`: host -> bytes). Local memory has priority: guest pages never
+Network RAM (paper 002): a node may hold pages for its peers (`lent`: peer -> bytes, out of its idle memory;
+`guest` is their sum) and may keep part of its own overflow on peers (`remote`: host -> bytes). Local memory has priority: guest pages never
 push the node's own jobs out (the workstation evicts them first), so the overflow and the fault rate are those
 of the node's own demand, and a share `remote_share()` of its faults is served by its hosts over the network
 instead of by its disk.
 """
 from __future__ import annotations
+
+SLACK = 1.0     # bytes: network RAM amounts this small are rounding, not memory
 
 
 class Pager:
@@ -31,8 +33,11 @@ class Pager:
         self.fault_batch = fault_batch
         self.buffer_cache = buffer_cache
         self.demand = 0.0          # sum of the resident jobs' current demands
-        self.guest = 0.0           # bytes held here for peers' jobs (network RAM)
-        self.remote: dict[int, float] = {}     # host -> bytes of this node's overflow held there
+        # network RAM, by peer: bytes of this node's overflow held there, asked of it and not yet answered, and
+        # bytes of this node's memory holding its pages
+        self.remote: dict[int, float] = {}
+        self.asked: dict[int, float] = {}
+        self.lent: dict[int, float] = {}
 
     @property
     def user_memory(self) -> float:
@@ -42,9 +47,24 @@ class Pager:
     def idle(self) -> float:
         return max(0.0, self.user_memory - self.demand - self.guest)
 
+    @property
+    def guest(self) -> float:
+        """Bytes held here for peers' jobs."""
+        return sum(self.lent.values())
+
     def shortfall(self) -> float:
-        """Overflow not yet backed by network RAM (the paper's MD_j - RAM_j left after the remote grants)."""
-        return max(0.0, self.demand - self.user_memory - sum(self.remote.values()))
+        """Overflow neither held by network RAM nor already asked for (the paper's MD_j - RAM_j left after the
+        remote grants): what a policy may still borrow."""
+        return max(0.0, self.demand - self.user_memory - sum(self.remote.values()) - sum(self.asked.values()))
+
+    @staticmethod
+    def add(table: dict, peer: int, delta: float) -> None:
+        """Change one peer's amount in a network RAM table; amounts down to `SLACK` drop out."""
+        new = table.get(peer, 0.0) + delta
+        if new > SLACK:
+            table[peer] = new
+        else:
+            table.pop(peer, None)
 
     def remote_share(self) -> float:
         """The share of the overflow (and so of the faults) that network RAM holds."""

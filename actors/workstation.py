@@ -30,12 +30,11 @@ import random
 from actors.cpu import FluidCPU, QuantumCPU
 from actors.disk import Disk
 from actors.job import Job
-from actors.memory import Pager
+from actors.memory import SLACK, Pager
 from actors.owner import BurstTable, Owner
 from actors.participant import Participant
 
 INF = float("inf")
-SLACK = 1.0     # bytes: network RAM amounts this small are rounding, not memory
 NETWORK_RAM = {"ram_request", "ram_grant", "ram_release", "ram_evict", "page_request", "page_reply"}
 
 
@@ -67,8 +66,6 @@ class Workstation(Participant):
         self.inbox: dict[tuple, int] = {}       # parallel tasks: partners' messages (group, rank, iteration) come in
         self.waiting: dict[tuple, list] = {}    # (group, rank) -> [task, iteration, messages still due, since]
         self._fault_rate = 0.0          # the per-op fault rate last applied to the resident jobs
-        self.asked: dict[int, float] = {}       # network RAM asked of each host, not yet answered
-        self.guests: dict[int, float] = {}      # network RAM lent to each peer (pager.guest is their sum)
         self.paging: dict[int, tuple] = {}      # job id -> (job, since): waiting for pages from a host
         self._last = {"time": 0.0, "busy": 0.0, "faults": 0, "disk": 0.0}
         self.owner = None if owner is None else Owner(
@@ -248,7 +245,7 @@ class Workstation(Participant):
         While nothing overflows, before and after, there is nothing to redraw."""
         swapped = self.policy.releases_memory
         self.pager.demand = sum(j.demand() for j in self.jobs.values() if not (swapped and j.state == "suspended"))
-        if self.guests or self.pager.remote:
+        if self.pager.lent or self.pager.remote:
             self._settle_network_ram()
         rate = self.pager.fault_rate_now() / self.speed        # per op
         if rate == 0 and self._fault_rate == 0:
@@ -369,13 +366,9 @@ class Workstation(Participant):
         self._memory_changed()
 
     # -- network RAM (paper 002) -------------------------------------------------------------------------------
-    def shortfall(self) -> float:
-        """The overflow neither held by network RAM nor already asked for (what a policy may still borrow)."""
-        return max(0.0, self.pager.shortfall() - sum(self.asked.values()))
-
     def _borrow(self) -> None:
         for host, size in self.policy.remote_memory(self):
-            self.asked[host] = self.asked.get(host, 0.0) + size
+            self.pager.add(self.pager.asked, host, size)
             self.send(host, "ram_request", {"bytes": size})
 
     def _fault_host(self) -> int | None:
@@ -404,48 +397,33 @@ class Workstation(Participant):
             if surplus <= SLACK:
                 break
             give = min(surplus, p.remote[host])
-            self._change(p.remote, host, -give)
+            p.add(p.remote, host, -give)
             self.send(host, "ram_release", {"bytes": give})
             surplus -= give
         excess = p.demand + p.guest - p.user_memory
-        for client in sorted(self.guests, reverse=True):
+        for client in sorted(p.lent, reverse=True):
             if excess <= SLACK:
                 break
-            take = min(excess, self.guests[client])
-            self._lend(client, -take)
+            take = min(excess, p.lent[client])
+            p.add(p.lent, client, -take)
             self.send(client, "ram_evict", {"bytes": take}, extra=take)
             self.log("evict_guest", client=client, bytes=take)
             excess -= take
 
-    @staticmethod
-    def _change(table: dict, key: int, delta: float) -> float:
-        """Add `delta` to table[key], never below 0, dropping the entry at (about) 0; returns the change made."""
-        old = table.get(key, 0.0)
-        new = max(0.0, old + delta)
-        if new > SLACK:
-            table[key] = new
-        else:
-            table.pop(key, None)
-            new = 0.0
-        return new - old
-
-    def _lend(self, client: int, delta: float) -> None:
-        self.pager.guest = max(0.0, self.pager.guest + self._change(self.guests, client, delta))
-
     def _network_ram(self, env) -> None:
-        kind, p, peer = env.kind, env.payload, env.sender
+        kind, p, peer, pager = env.kind, env.payload, env.sender, self.pager
         if kind == "ram_request":           # lend what is idle now, up to what was asked
-            grant = min(p["bytes"], self.pager.idle)
-            self._lend(peer, grant)
+            grant = min(p["bytes"], pager.idle)
+            pager.add(pager.lent, peer, grant)
             self.send(peer, "ram_grant", {"bytes": grant, "asked": p["bytes"]})
         elif kind == "ram_grant":
-            self._change(self.asked, peer, -p["asked"])
-            self._change(self.pager.remote, peer, p["bytes"])
+            pager.add(pager.asked, peer, -p["asked"])
+            pager.add(pager.remote, peer, p["bytes"])
             self._settle_network_ram()      # demand may have fallen while the request was out
         elif kind == "ram_release":
-            self._lend(peer, -p["bytes"])
+            pager.add(pager.lent, peer, -p["bytes"])
         elif kind == "ram_evict":
-            self._change(self.pager.remote, peer, -p["bytes"])
+            pager.add(pager.remote, peer, -p["bytes"])
         elif kind == "page_request":
             self.send(peer, "page_reply", {"job_id": p["job_id"], "pages": p["pages"]},
                       extra=p["pages"] * self.pager.page_size)

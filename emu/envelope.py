@@ -33,12 +33,12 @@ KINDS: dict[str, tuple[str, ...]] = {
     "page_request": ("job_id", "pages"),
     "page_reply": ("job_id", "pages"),
     # on a shared bus (network.medium = "bus") every message goes to the bus first, wrapped
-    "relay": ("to", "kind", "payload", "size", "fixed"),
+    "relay": ("dest", "kind", "payload", "size", "fixed"),
 }
 
 
 INTEGERS = {"group", "to", "from", "it", "job_id", "pages"}     # payload fields: non-negative integers
-NUMBERS = {"bytes", "asked"}                                     # payload fields: non-negative finite numbers
+NUMBERS = {"bytes", "asked", "size", "fixed"}                    # payload fields: non-negative finite numbers
 ALL = -1     # the destination of a broadcast: every workstation
 
 
@@ -110,7 +110,7 @@ def _check(i: int, item) -> Envelope:
         if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 <= value < math.inf:
             raise MessageError(f"{where} ({kind}): field 'payload.{name}': expected a non-negative number, "
                                f"got {value!r}")
-    for name in INTEGERS.intersection(KINDS[kind]) - ({"to"} if kind == "relay" else set()):
+    for name in INTEGERS.intersection(KINDS[kind]):
         value = payload[name]
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             raise MessageError(f"{where} ({kind}): field 'payload.{name}': expected a non-negative integer, "

@@ -14,7 +14,7 @@ Each workstation holds its own policy object (decisions are decentralized) and c
   `suspended` (resident, off the CPU, its time counted as waiting) until it says yes again or the job
   migrates. With `releases_memory` a suspended job is also swapped out (paper 002's job suspension).
 - `remote_memory(node)` each time the load index is refreshed: a list of `(host, bytes)` of network RAM to
-  ask of peers for this node's overflow (paper 002; `node.shortfall()` is what is not yet held or asked for).
+  ask of peers for this node's overflow (paper 002; `node.pager.shortfall()` is what is not yet held or asked for).
 - `report(node)` extra fields this node publishes in its load report (e.g. a reservation flag).
 - `finished(job, node)` after a job completes here (feedback policies such as buffer control).
 

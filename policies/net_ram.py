@@ -15,7 +15,7 @@ def borrow(node) -> list:
     """The network RAM this node should ask for now: [(host, bytes)], the peers of most idle memory first.
     Amounts under a page are not worth a message."""
     page = node.pager.page_size
-    need = node.shortfall()
+    need = node.pager.shortfall()
     idle = {peer: r["idle"] for peer, r in node.index.items() if peer != node.id and r["idle"] >= page}
     asks = []
     while need >= page and idle:

@@ -50,7 +50,7 @@ def valid(kind="remote_exec", deliver_at=1.0, sender=1, seq=1, dest=0) -> list:
                "ram_request": {"bytes": 4096.0}, "ram_grant": {"bytes": 0.0, "asked": 4096.0},
                "ram_release": {"bytes": 4096.0}, "ram_evict": {"bytes": 4096.0},
                "page_request": {"job_id": 4, "pages": 50}, "page_reply": {"job_id": 4, "pages": 50},
-               "relay": {"to": -1, "kind": "load_index", "payload": {"reports": []}, "size": 60, "fixed": 0.0},
+               "relay": {"dest": -1, "kind": "load_index", "payload": {"reports": []}, "size": 60, "fixed": 0.0},
                }[kind]
     return [deliver_at, sender, seq, kind, payload, dest]
 
@@ -184,7 +184,7 @@ def test_rejects_network_ram_amounts_that_are_not_amounts(kind, field, value):
     rejects(raw_batch(item), "envelope #0", kind, f"'payload.{field}'", "non-negative")
 
 
-@pytest.mark.parametrize("field, value", [("to", -2), ("to", "all"), ("size", -1), ("fixed", float("nan"))])
+@pytest.mark.parametrize("field, value", [("dest", -2), ("dest", "all"), ("size", -1), ("fixed", float("nan"))])
 def test_the_bus_rejects_a_relay_it_cannot_carry(field, value):
     from actors.participant import Bus
     item = valid("relay")

@@ -17,8 +17,8 @@ PAGE = 4096
 
 def node(shortfall, idle_by_peer, me=0):
     index = {p: {"node": p, "idle": idle * MB} for p, idle in idle_by_peer.items()}
-    return SimpleNamespace(id=me, index=index, pager=SimpleNamespace(page_size=PAGE),
-                           shortfall=lambda: shortfall * MB)
+    return SimpleNamespace(id=me, index=index,
+                           pager=SimpleNamespace(page_size=PAGE, shortfall=lambda: shortfall * MB))
 
 
 @pytest.mark.parametrize("shortfall, idle", [
