@@ -6,6 +6,8 @@ Foreign jobs wait in their home node's queue until a free idle node takes them. 
 its concern: they run at home."""
 from policies.base import Policy, free_node
 
+ON_CPU = ("ready", "running", "blocked")
+
 
 class ImmediateEviction(Policy):
     def place(self, job, node):
@@ -15,7 +17,13 @@ class ImmediateEviction(Policy):
         return job.cls != "foreign" or free_node_here(node, lingering=False)
 
     def runnable(self, job, node):
-        return job.cls != "foreign" or not (node.owner and node.owner.nonidle)
+        """Only on an idle node, and only one foreign job at a time: a job sent back to the node it ran on (its
+        migration was refused) waits there suspended, for a free idle node or its turn, rather than share the
+        CPU with the foreign job that took its place."""
+        if job.cls != "foreign":
+            return True
+        return not (node.owner and node.owner.nonidle) and not any(
+            j is not job and j.cls == "foreign" and j.state in ON_CPU for j in node.jobs.values())
 
     def migrations(self, node):
         held = [j for j in node.jobs.values() if j.state == "suspended" and self.leaves(node)]

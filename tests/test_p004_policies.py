@@ -97,3 +97,23 @@ def test_time_per_state_follows_the_owner():
     assert lingered["lingering"] == pytest.approx(10, abs=1e-6) and lingered["suspended"] == 0
     moved = finish("immediate_eviction", 60)                    # migrates at once to the idle node
     assert moved["suspended"] == pytest.approx(0, abs=1e-6) and moved["net"] == pytest.approx(M, abs=0.01)
+
+
+def test_eviction_runs_one_foreign_job_per_node():
+    """Immediate-Eviction's rule, whatever brings a second foreign job to a node (a refused migration sent back
+    to where it ran): it waits suspended, and may run once the node is idle and the first has left the CPU."""
+    from types import SimpleNamespace
+    from policies.immediate_eviction import ImmediateEviction
+    first = SimpleNamespace(cls="foreign", state="running")
+    back = SimpleNamespace(cls="foreign", state="in_transit")        # being admitted
+    local = SimpleNamespace(cls="local", state="running")
+    owner = SimpleNamespace(nonidle=False)
+    node = SimpleNamespace(owner=owner, jobs={1: first, 2: back, 3: local})
+    ie = ImmediateEviction()
+    assert ie.runnable(first, node) and not ie.runnable(back, node) and ie.runnable(local, node)
+    back.state = "suspended"
+    assert ie.runnable(first, node) and not ie.runnable(back, node)
+    first.state = "suspended"                                        # the owner came and went: both held
+    assert ie.runnable(back, node)
+    owner.nonidle = True
+    assert not ie.runnable(back, node) and not ie.runnable(first, node) and ie.runnable(local, node)
