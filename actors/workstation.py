@@ -468,6 +468,8 @@ class Workstation(Participant):
                 job.state, job.since = "pending", self.q.now
                 self.pending.append(job)
             elif self._fits(job) and self.policy.accept(job, self):
+                if kind == "migrate":      # where a moved job's stay here begins (on a bus only the receiver knows)
+                    self.log("migrated_in", job=job.id, src=env.sender)
                 self._admit(job)
             else:
                 self.log("refused", job=job.id, src=env.sender)

@@ -132,10 +132,9 @@ def gantt(folder: Path, end: float) -> tuple[dict, int]:
     """Where each job ran: ({node: [(start, length, job)]}, jobs left out).
 
     jobs.csv gives the nodes a job was admitted to, in order (`nodes`), when it was first admitted (`start`)
-    and when it finished; events.jsonl gives each migration's departure time, nodes and cost. A stay runs
-    from the job's admission to a node (its start, or the migration's departure + cost, since a job that
-    arrives is admitted at once or refused) to its next migration's departure, or its finish (the run's end
-    for a job still running). Not drawn: waiting in the home node's pending pool before placement, and the
+    and when it finished; events.jsonl gives each migration's departure (`migrate`) and its admission at the
+    destination (`migrated_in`). A stay runs from the job's admission to a node (its start, or a migration's
+    arrival) to its next migration's departure, or its finish (the run's end for a job still running). Not drawn: waiting in the home node's pending pool before placement, and the
     time on the wire. Jobs on a node at the same time share its CPU: they are stacked in lanes of its row. A
     job whose migrations do not match its nodes (a migration refused at its destination
     and sent back, a job still in transit at the end) or that was refused after it started is left out and
@@ -154,12 +153,13 @@ def gantt(folder: Path, end: float) -> tuple[dict, int]:
             continue                                     # never ran
         mine = events.get(job, [])
         moves = [e for e in mine if e["event"] == "migrate"]
-        if [(m["src"], m["dest"]) for m in moves] != list(zip(nodes, nodes[1:])) or any(
-                e["event"] == "refused" and e["time"] >= start for e in mine):
+        arrivals = [e["time"] for e in mine if e["event"] == "migrated_in"]
+        if [(m["src"], m["dest"]) for m in moves] != list(zip(nodes, nodes[1:])) or len(arrivals) != len(moves) \
+                or any(e["event"] == "refused" and e["time"] >= start for e in mine):
             left_out += 1
             continue
         finish = float(j["finish"]) if j["state"] == "done" else end
-        begins = [start] + [m["time"] + (m["cost"] or 0.0) for m in moves]   # unknown (None) on a shared bus
+        begins = [start] + arrivals
         ends = [m["time"] for m in moves] + [finish]
         for node, b, e in zip(nodes, begins, ends):
             stays.setdefault(node, []).append((b, e - b, job))

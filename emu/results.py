@@ -4,7 +4,7 @@
                   home, nodes visited, migrations, and the split of its response time into cpu, queue, page,
                   io, net and sync; slowdown; and paper 004's lingering and suspended time
     nodes.csv     per-workstation samples at the load-report period
-    events.jsonl  migrations, remote executions, refusals, warnings, in time order
+    events.jsonl  migrations (departures and arrivals), remote executions, refusals, warnings, in time order
     summary.json  scenario, seed, version, runtime, metrics, accounting checks and fidelity figures
 
 Slowdown (specs 000 §5, 002 §5) is a job's wall-clock time from submission to completion divided by its

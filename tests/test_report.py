@@ -20,6 +20,8 @@ def folders(ray_local, tmp_path_factory):
     assert cli.main(["sweep", QUICKSTART, "--seeds", "2", "--set", "policy=local,cpu_threshold",
                      "--set", "workload.jobs=60", "--out", str(base / "sweep")]) == 0
     assert cli.main(["run", QUICKSTART, "--runtime", "inline", "--no-view", "--out", str(base / "run")]) == 0
+    assert cli.main(["run", QUICKSTART, "--runtime", "inline", "--no-view", "--set", 'network.medium="bus"',
+                     "--out", str(base / "bus")]) == 0
     return base
 
 
@@ -62,16 +64,18 @@ def test_without_matplotlib_the_tables_print_and_one_line_says_how_to_get_plots(
     assert (tmp_path / "report.csv").is_file() and not list(tmp_path.glob("*.png"))
 
 
-def test_gantt_stays_and_moves_fill_each_jobs_time_from_start_to_finish(folders):
-    run = folders / "run"
+@pytest.mark.parametrize("medium", ["run", "bus"])
+def test_gantt_stays_and_moves_fill_each_jobs_time_from_start_to_finish(folders, medium):
+    """On links and on a shared bus (where the sender cannot know when a move will land)."""
+    run = folders / medium
     summary = json.loads((run / "summary.json").read_text())
     stays, left_out = report.gantt(run, summary["end"])
     jobs = {int(j["job"]): j for j in csv.DictReader(open(run / "jobs.csv"))}
     costs = {}
     for line in open(run / "events.jsonl"):
         e = json.loads(line)
-        if e["event"] == "migrate":
-            costs[e["job"]] = costs.get(e["job"], 0.0) + e["cost"]
+        if e["event"] in ("migrate", "migrated_in"):     # each move's time on the wire: arrival - departure
+            costs[e["job"]] = costs.get(e["job"], 0.0) + e["time"] * (1 if e["event"] == "migrated_in" else -1)
     drawn = {}
     for node, spans in stays.items():
         for begin, length, job in spans:
