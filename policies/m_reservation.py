@@ -17,7 +17,9 @@ Defaults where the papers are silent (each a parameter):
 - the node to reserve (A14, spec 002 §4.5 "several workstations with comparably largest idle memory space,
   and then ... the smallest number of jobs"): the node of fewest jobs among the `candidates` normal, unblocked
   nodes of most idle memory;
-- the reserving period ends when the node is empty (A15's full drain);
+- the reserving period ends when the node is empty (A15's full drain), or with `early_end` as soon as the
+  node's idle memory and a job slot would take a blocked node's largest job (A15's alternative, the paper's
+  "as soon as the available memory ... is sufficiently large"); its own jobs then run on beside the guest;
 - it is cancelled if no node is blocked any more (A16), or after `timeout` (A17: "a pre-determined time
   interval"; unsourced); a reserved node that receives no job within `timeout` is released too;
 - at most `max_reserving` reserving periods run at once (spec 002 §4.5 question 3: "a small set");
@@ -40,6 +42,7 @@ class MemoryReservation(LoadSharing):
         "candidates": ("int", 3, "nodes of most idle memory among which the one of fewest jobs is reserved (A14)"),
         "timeout": ("time", "1200 s", "a reserving period that has not drained by then is given up (A17)"),
         "max_reserving": ("int", 1, "reserving periods under way at once"),
+        "early_end": ("bool", False, "end the reserving period once a blocked node's largest job fits (A15)"),
     }
 
     def __init__(self, **params):
@@ -81,7 +84,7 @@ class MemoryReservation(LoadSharing):
         if self.reservation == "reserving":
             if not blocked:
                 self._end(node, "cancel")
-            elif not node.jobs:
+            elif not node.jobs or (self.early_end and self._room_for(node, blocked)):
                 self.reservation, self.since = "reserved", node.now
                 self._designate(node, view, blocked)
                 node.log("reserved", host_for=self.host_for)
@@ -122,6 +125,11 @@ class MemoryReservation(LoadSharing):
             b = min(fits, key=lambda r: (-r["largest"], r["node"]))
             self.host_for = b["node"]
             self.expect_until = node.now + node.remote_cost + b["largest"] / node.nic.bandwidth + 2 * node.period
+
+    def _room_for(self, node, blocked: list) -> bool:
+        """Whether this node, reserved now, would take some blocked node's largest job."""
+        room = {**self.here(node), "reservation": "reserved"}
+        return any(self.takes(room, b["largest"], "reserved") for b in blocked)
 
     def _activate(self, view: dict, blocked: list) -> bool:
         """Spec 000 §4.2.2 rules 2 and 7: some blocked node is neither promised a host nor has a reserved node

@@ -87,6 +87,25 @@ def test_a_reserving_node_takes_nothing_and_a_reserved_one_only_migrations():
     assert p.reservation == "normal" and "unreserve" in drained.events
 
 
+def test_early_end_reserves_once_the_largest_blocked_job_fits():
+    """A15's alternative: the reserving period ends as soon as a blocked node's largest job (196 MB) would fit
+    beside the node's own jobs, not when the node is empty (the default)."""
+    own = job(5, 60)
+    for early, expected in ((False, "reserving"), (True, "reserved")):
+        p = policy(early_end=early)
+        p.migrations(Node(3, cluster()))
+        assert p.reservation == "reserving"
+        still_busy = Node(3, cluster(), jobs=(own,), idle=250)
+        p.migrations(still_busy)
+        assert p.reservation == expected
+        if early:
+            assert p.host_for == 0 and p.accept(job(11, 196), still_busy)
+    cramped = policy(early_end=True)
+    cramped.migrations(Node(3, cluster()))
+    cramped.migrations(Node(3, cluster(), jobs=(own,), idle=150))        # 150 MB: the 196-MB job does not fit
+    assert cramped.reservation == "reserving"
+
+
 def test_only_the_named_blocked_node_sends_and_only_once():
     view = cluster()
     view[3] = report(3, 0, 384, reservation="reserved", host_for=0)
