@@ -8,6 +8,11 @@ i.e. in proportion to the share of the demand that cannot be resident. `fault_ra
 calibration constant named in each scenario. Each fault reads one page through the disk queue. Faults are a
 Poisson process in CPU time, so when D changes every job's next fault is simply redrawn.
 
+`fault_model = "demand_ratio"` is the other model the specs name (spec 000 §4.5 (b), spec 003 Eq. 3.3, from the
+papers' own lineage, Zhang et al. 2000): rate = fault_rate * D / M as soon as D > M, so a node that overflows by
+a few pages already faults at the full rate (a cliff; `fault_rate` is then page faults per million instructions
+times the CPU's MIPS). docs/p000.md reports what each model does to papers 000/002.
+
 With `fault_batch` = b > 1 faults come in bursts of b pages (the papers' "transitions": a job reloads part
 of its working set), one event and one disk request of b page reads each, at 1/b of the rate: the same
 pages per CPU-second and the same disk time, with b times fewer events. Cluster-scale runs of papers 000/002
@@ -28,8 +33,9 @@ SLACK = 1.0     # bytes: network RAM amounts this small are rounding, not memory
 
 class Pager:
     def __init__(self, memory: float, swap: float, page_size: float, fault_rate: float, buffer_cache: float = 0.0,
-                 fault_batch: int = 1):
+                 fault_batch: int = 1, fault_model: str = "overflow"):
         self.memory, self.swap, self.page_size, self.fault_rate = memory, swap, page_size, fault_rate
+        self.fault_model = fault_model
         self.fault_batch = fault_batch
         self.buffer_cache = buffer_cache
         self.demand = 0.0          # sum of the resident jobs' current demands
@@ -77,7 +83,10 @@ class Pager:
 
     def fault_rate_now(self) -> float:
         """Fault events (bursts of `fault_batch` pages) per CPU-second for a running job under the current demand."""
-        return self.fault_rate * self.overflow() / self.fault_batch
+        if self.demand <= self.user_memory:
+            return 0.0
+        pressure = self.overflow() if self.fault_model == "overflow" else self.demand / self.user_memory
+        return self.fault_rate * pressure / self.fault_batch
 
     def fits(self, extra: float) -> bool:
         return self.demand + extra <= self.user_memory + self.swap

@@ -49,7 +49,7 @@ class Workstation(Participant):
         cpu_model = QuantumCPU if cpu["mode"] == "quantum" else FluidCPU
         self.cpu = cpu_model(self.q, self.speed, self._on_stop, cpu["time_slice"], cpu["context_switch"], insertion)
         self.pager = Pager(spec["memory_size"], spec["swap"], mem["page_size"], mem["fault_rate"], disk["buffer_cache"],
-                           mem["fault_batch"])
+                           mem["fault_batch"], mem["fault_model"])
         self.disk = Disk(self.q, disk["seek"], disk["rotation"], disk["bandwidth"], disk["queueing"])
         self.remote_cost = net["remote_exec_cost"]
         self.period = spec["report_period"]
@@ -57,6 +57,7 @@ class Workstation(Participant):
         self.jobs: dict[int, Job] = {}
         self.pending: list[Job] = []
         self.index: dict[int, dict] = {}
+        self.view_version = 0               # counts changes to `index`, so that policies may cache what they read
         self.reported: dict | None = None   # this node's own report as the collector last broadcast it
         self.samples: list[dict] = []
         self.area = 0.0                 # integral over time of the jobs present here (resident + pending)
@@ -67,6 +68,7 @@ class Workstation(Participant):
         self.waiting: dict[tuple, list] = {}    # (group, rank) -> [task, iteration, messages still due, since]
         self._fault_rate = 0.0          # the per-op fault rate last applied to the resident jobs
         self.paging: dict[int, tuple] = {}      # job id -> (job, since): waiting for pages from a host
+        self.leaving: dict[int, int] = {}       # job id -> destination: migrates once its pages are in
         self._last = {"time": 0.0, "busy": 0.0, "faults": 0, "disk": 0.0}
         self.owner = None if owner is None else Owner(
             self, owner["utilization"], owner["nonidle"], owner["period"], BurstTable(owner["bursts"]),
@@ -219,19 +221,27 @@ class Workstation(Participant):
             view = self.index[dest]
             self.index[dest] = {**view, "jobs": view["jobs"] + 1, "idle": view["idle"] - job.demand(),
                                 "foreign": view["foreign"] + (job.cls == "foreign")}
+            self.view_version += 1
         return at
 
     def migrate(self, job: Job, dest: int) -> None:
         """Preemptive migration: stop the job, carry its state and memory image (r + D/B) to `dest`.
-        A job blocked on the disk cannot move until its request completes; asking for it is a policy error."""
-        if job.id not in self.jobs or job.state == "blocked" or not job.migratable:
+        A job waiting for its pages or data (on the disk, or from network RAM) leaves as soon as they are in;
+        a parallel task waiting for its partners cannot move (asking for it is a policy error)."""
+        if job.id not in self.jobs or not job.migratable or (job.group, job.rank) in self.waiting:
             raise ValueError(f"policy asked node {self.id} to migrate job {job.id}, which is {job.state}"
                              f"{'' if job.migratable else ' and not migratable'}")
+        if job.state == "blocked":
+            self.leaving[job.id] = dest
+            return
+        self._depart(job, dest)
+
+    def _depart(self, job: Job, dest: int) -> None:
         self._count()
         self._owner_time(job)
         if job.state == "suspended":
             job.queue += self.q.now - job.since
-        else:
+        elif job.state != "blocked":
             self.cpu.remove(job)
         del self.jobs[job.id]
         self._memory_changed()
@@ -330,6 +340,9 @@ class Workstation(Participant):
         """A blocked job's pages or data came (`why`: page or io): it wants the CPU."""
         job, why, since = item
         setattr(job, why, getattr(job, why) + (self.q.now - since))
+        if job.id in self.leaving:          # a migration asked for while it waited
+            self._depart(job, self.leaving.pop(job.id))
+            return
         self._next_fault(job)
         self._run(job, "unblock")
 
@@ -438,6 +451,7 @@ class Workstation(Participant):
         kind = env.kind
         if kind == "load_index":      # the collector holds every node's latest report: it replaces the view
             self.index = {r["node"]: r for r in env.payload["reports"] if r["node"] != self.id}
+            self.view_version += 1
             self.reported = next((r for r in env.payload["reports"] if r["node"] == self.id), None)
             self._view_refreshed()
         elif kind == "sync":             # a parallel task's partner ended a compute phase
@@ -458,6 +472,7 @@ class Workstation(Participant):
             for r in env.payload["report"]:
                 if r["node"] != self.id and r["time"] > self.index.get(r["node"], {"time": -1})["time"]:
                     self.index[r["node"]] = r
+                    self.view_version += 1
             self._view_refreshed()
         else:
             self._count()

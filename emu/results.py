@@ -203,10 +203,10 @@ def _csv(path: Path, rows: list[dict]) -> None:
     with open(path, "w", newline="") as fh:
         if not rows:
             return
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]), lineterminator="\n")
-        writer.writeheader()
-        for row in rows:
-            writer.writerow({k: (repr(v) if isinstance(v, float) else v) for k, v in row.items()})
+        keys = list(rows[0])
+        writer = csv.writer(fh, lineterminator="\n")
+        writer.writerow(keys)
+        writer.writerows([repr(v) if type(v) is float else v for v in map(row.get, keys)] for row in rows)
 
 
 def _clean(obj):

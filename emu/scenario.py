@@ -113,6 +113,7 @@ SCHEMA = {
     }),
     "memory": F("table", schema={
         "page_size": F("size", "4 KB", positive=True),
+        "fault_model": F("str", "overflow", choices=("overflow", "demand_ratio")),
         "fault_rate": F("rate", 0.0, minimum=0),
         "fault_batch": F("int", 1, minimum=1),
     }),

@@ -21,7 +21,8 @@ Each workstation holds its own policy object (decisions are decentralized) and c
 `node` is the workstation, to be read and not written: `node.id`, `node.now`, `node.jobs` (resident jobs by
 id), `node.pending`, `node.pager` (`user_memory`, `demand`, `idle`), `node.cpu.queue_length()`, `node.load()`
 (its own current report), `node.index` (node id -> the last report received from that node: possibly stale,
-with its `time`; `node.reported` is this node's own report as broadcast to all), `node.peers()`, `node.rng`, `node.speed`, `node.nic` (`bandwidth`), `node.remote_cost` (r) and `node.owner` (None, or its
+with its `time`; `node.reported` is this node's own report as broadcast to all; `node.view_version` changes
+whenever the index does, for a policy that caches what it derives from it), `node.peers()`, `node.rng`, `node.speed`, `node.nic` (`bandwidth`), `node.remote_cost` (r) and `node.owner` (None, or its
 owner: `nonidle`, `since`, `u`, `episode_utilization()`; reports then carry `nonidle`, `owner_util`,
 `owner_since`). Every report has `foreign`, the foreign jobs resident. A policy may record what it decides
 in the run's events with `node.log(kind, **fields)` (paper 000's reservations).

@@ -34,22 +34,34 @@ class LoadSharing(Policy):
     }
 
     reservation = "normal"      # paper 000's reservation state of this node; see policies/m_reservation.py
+    _open = (-1, [])            # (view version, [(peer, report)] of the peers with a job slot)
 
     # -- who takes a job ---------------------------------------------------------------------------------
     def takes(self, report: dict, demand: float, state: str = "normal") -> bool:
         """Whether the node of this load report would take a job of this demand: it is in this reservation
         state (ordinary jobs go to normal nodes only), has the idle memory and a job slot."""
-        return (report.get("reservation", "normal") == state and report["idle"] >= demand
-                and report["jobs"] < self.threshold)
+        return (report["jobs"] < self.threshold and report["idle"] >= demand
+                and report.get("reservation", "normal") == state)
 
     def here(self, node) -> dict:
         """This node's state now, in the fields `takes` reads."""
         return {"reservation": self.reservation, "idle": node.pager.idle, "jobs": len(node.jobs)}
 
+    def open_peers(self, node) -> list:
+        """[(peer, report)] of the peers with a job slot in this node's view, worked out once per view: under
+        load the pending pool is retried at every refresh, mostly in vain."""
+        if self._open[0] != node.view_version:
+            self._open = (node.view_version,
+                          [(p, r) for p, r in node.index.items() if p != node.id and self.takes(r, 0.0)])
+        return self._open[1]
+
     def takers(self, node, demand: float) -> list:
-        return [peer for peer, r in node.index.items() if peer != node.id and self.takes(r, demand)]
+        """The peers that would take a job of this demand, in this node's view."""
+        return [peer for peer, r in self.open_peers(node) if r["idle"] >= demand]
 
     def place(self, job, node):
+        if len(node.jobs) >= self.threshold and not self.open_peers(node):
+            return None                             # no slot here nor anywhere in view: the common case
         demand = job.demand()
         if self.takes(self.here(node), demand):
             return node.id
@@ -68,7 +80,9 @@ class LoadSharing(Policy):
     # -- blocking ------------------------------------------------------------------------------------------
     @staticmethod
     def movable(node) -> list:
-        return [j for j in node.jobs.values() if j.migratable and j.state in ("ready", "running")]
+        """The resident jobs a migration may take: a page-faulting job spends most of its time waiting for the
+        disk, and goes as soon as its pages are in (`Workstation.migrate`)."""
+        return [j for j in node.jobs.values() if j.migratable and j.state != "suspended"]
 
     def blocked(self, node) -> bool:
         """Page-faulting, and no peer would take even the smallest of its migratable jobs."""
@@ -77,8 +91,7 @@ class LoadSharing(Policy):
         jobs = self.movable(node)
         if not jobs:
             return False
-        smallest = min(j.demand() for j in jobs)
-        return not any(self.takes(r, smallest) for peer, r in node.index.items() if peer != node.id)
+        return not self.takers(node, min(j.demand() for j in jobs))
 
     def report(self, node) -> dict:
         return {"blocked": self.blocked(node)}

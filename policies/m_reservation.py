@@ -78,8 +78,8 @@ class MemoryReservation(LoadSharing):
             self._end(node, "release")
 
     def migrations(self, node) -> list:
-        view = {**node.index, node.id: node.reported or node.load()}     # what every node sees
-        blocked = [r for r in view.values() if r.get("blocked")]
+        view = [*node.index.values(), node.reported or node.load()]     # what every node sees
+        blocked = [r for r in view if r.get("blocked")]
         waited = node.now - self.since
         if self.reservation == "reserving":
             if not blocked:
@@ -111,11 +111,11 @@ class MemoryReservation(LoadSharing):
         self.sent[host] = node.index[host]["hosted"]
         return [(job, host)]
 
-    def _designate(self, node, view: dict, blocked: list) -> None:
+    def _designate(self, node, view: list, blocked: list) -> None:
         """Name the blocked node whose largest job this node will host next (none, if none fits): the largest
         job not already promised to another host; wait for it for as long as its transfer takes (r + D/B)
         and two load-index periods more, then name another."""
-        taken = {r.get("host_for") for r in view.values() if r["node"] != node.id}
+        taken = {r.get("host_for") for r in view if r["node"] != node.id}
         room = self.here(node)
         if self.reservation == "reserving":             # as it will be, once drained
             room = {"reservation": "reserved", "idle": node.pager.user_memory, "jobs": 0}
@@ -131,21 +131,22 @@ class MemoryReservation(LoadSharing):
         room = {**self.here(node), "reservation": "reserved"}
         return any(self.takes(room, b["largest"], "reserved") for b in blocked)
 
-    def _activate(self, view: dict, blocked: list) -> bool:
+    def _activate(self, view: list, blocked: list) -> bool:
         """Spec 000 §4.2.2 rules 2 and 7: some blocked node is neither promised a host nor has a reserved node
         with room for its largest job, the cluster's idle memory exceeds its average user memory, and fewer
         than `max_reserving` nodes are being reserved."""
-        reports = view.values()
-        promised = {r.get("host_for") for r in reports}
-        if all(b["node"] in promised or any(self.takes(r, b["largest"], "reserved") for r in reports)
-               for b in blocked):
+        states = [r.get("reservation") for r in view]
+        if states.count("reserving") >= self.max_reserving:
             return False
-        if sum(r["idle"] for r in reports) <= sum(r["memory"] for r in reports) / len(view):
+        if sum([r["idle"] for r in view]) <= sum([r["memory"] for r in view]) / len(view):
             return False
-        return sum(r.get("reservation") == "reserving" for r in reports) < self.max_reserving
+        promised = {r.get("host_for") for r in view}
+        hosts = [r for r, state in zip(view, states) if state == "reserved"]
+        return any(b["node"] not in promised and not any(self.takes(r, b["largest"], "reserved") for r in hosts)
+                   for b in blocked)
 
-    def _chosen(self, view: dict) -> int | None:
-        free = [r for r in view.values() if r.get("reservation", "normal") == "normal" and not r.get("blocked")]
+    def _chosen(self, view: list) -> int | None:
+        free = [r for r in view if r.get("reservation", "normal") == "normal" and not r.get("blocked")]
         top = sorted(free, key=lambda r: (-r["idle"], r["node"]))[:self.candidates]
         return min(top, key=lambda r: (r["jobs"], -r["idle"], r["node"]))["node"] if top else None
 

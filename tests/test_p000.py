@@ -1,17 +1,18 @@
 """Papers 000/002: LS_RE (G-Loadsharing) and memory reservation (V-Reconfiguration). The reservation rules on a
 hand-built load index (spec 000 §6 oracles 8 and the §4.2 rules), and on the emulator: the blocking signature
 (total idle memory stays large while no workstation can take a job) and reservation at work, scaled down."""
-from types import SimpleNamespace
-
+import itertools
 import random
+from types import SimpleNamespace
 
 import pytest
 
 from policies.ls_re import LoadSharing
 from policies.m_reservation import MemoryReservation
-from tests.conftest import assert_balanced, run
+from tests.conftest import assert_balanced, load, run
 
 MB = 2 ** 20
+VERSIONS = itertools.count()        # every hand-built view is a new one (policies cache per view version)
 SPEC = "p000/spec.toml"
 SMALL = ("cluster.nodes=8", "workload.jobs=144")      # Trace-3 at its load per node: reproduce p000 --quick
 
@@ -27,6 +28,7 @@ class Node(SimpleNamespace):
     def __init__(self, node_id, view, jobs=(), idle=None, overflow=0.0):
         own = view[node_id]
         super().__init__(id=node_id, now=100.0, index={k: v for k, v in view.items() if k != node_id},
+                         view_version=next(VERSIONS),
                          reported=own, jobs={j.id: j for j in jobs}, remote_cost=0.1, period=1.0,
                          nic=SimpleNamespace(bandwidth=10e6 / 8), events=[])
         idle = own["idle"] if idle is None else idle * MB
@@ -39,8 +41,8 @@ class Node(SimpleNamespace):
         self.events.append(kind)
 
 
-def job(job_id, demand, started=True):
-    return SimpleNamespace(id=job_id, migratable=True, state="ready", start=1.0 if started else -1.0,
+def job(job_id, demand, started=True, state="ready"):
+    return SimpleNamespace(id=job_id, migratable=True, state=state, start=1.0 if started else -1.0,
                            demand=lambda: demand * MB)
 
 
@@ -127,6 +129,52 @@ def test_ls_re_places_at_home_then_on_a_peer_then_waits():
     node.jobs[7] = job(7, 10)
     assert ls.place(job(6, 40, started=False), node) == 1            # CPU full: the peer with a slot
     assert ls.place(job(6, 200, started=False), node) is None        # nobody has the memory: it waits
+
+
+def test_a_node_whose_jobs_all_wait_for_the_disk_is_still_blocked():
+    """A paging node's jobs spend most of their time waiting for their pages: at a load-report instant they may
+    all be off the CPU. The node is blocked all the same (it used to flicker out of blocking, and each flicker
+    cancelled a reserving period), and the policy still names its largest job."""
+    view = cluster(idle3=150)           # no peer has 190 MB idle and a slot
+    waiting = (job(1, 196, state="blocked"), job(2, 190, state="blocked"))
+    node = Node(0, view, jobs=waiting, overflow=0.02)
+    assert LoadSharing(threshold=4).blocked(node)
+    assert policy().report(node)["largest"] == 196 * MB
+
+
+def test_a_job_waiting_for_its_pages_migrates_once_they_are_in():
+    """`Workstation.migrate` of a job blocked on the disk: the job stays until its page read completes, then goes
+    (its time up to then is paging, and the accounting still balances)."""
+    from actors.workstation import Workstation
+    from emu import cluster, results
+    from emu.inline import run_inline
+    from emu.kernel import Heap
+    from policies.base import Policy
+    s = load(SPEC, "cluster.nodes=2", "workload.jobs=1", "policy=local", 'cluster.memory="64 MB"')
+    asked = []
+
+    class MoveWhenBlocked(Policy):
+        def migrations(self, node):
+            waiting = [j for j in node.jobs.values() if j.state == "blocked"]
+            if waiting and not asked:
+                asked.append((node.now, waiting[0].id))
+                return [(waiting[0], 1 - node.id)]
+            return []
+
+    heap = Heap()
+    parts = {bp["id"]: cluster.make(bp, heap) for bp in cluster.blueprints(s)}
+    for p in parts.values():
+        if isinstance(p, Workstation):
+            p.policy = MoveWhenBlocked()
+    end = run_inline(parts, heap, 1, s["stop"])
+    result = results.assemble([p.final() for p in parts.values()], s, end, {})
+    assert_balanced(result)
+    (when, job_id), = asked
+    moved = [e for e in result["events"] if e["event"] == "migrate"]
+    assert [e["job"] for e in moved] == [job_id]
+    assert moved[0]["time"] > when                      # it left when its pages were in, not when asked
+    row, = result["jobs"]
+    assert row["state"] == "done" and row["migrations"] == 1 and row["node"] == moved[0]["dest"]
 
 
 @pytest.fixture(scope="module")

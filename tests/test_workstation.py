@@ -52,6 +52,17 @@ def test_pager_overflow_model():
     assert p.user_memory == 50 * MB
 
 
+def test_pager_demand_ratio_model():
+    """Spec 000 §4.5 (b), the Zhang et al. lineage (spec 003 Eq. 3.3): no faults while the demand fits, then a
+    rate proportional to D / M at once (a cliff, where the overflow model starts from zero)."""
+    p = Pager(memory=100 * MB, swap=100 * MB, page_size=4096, fault_rate=400.0, fault_batch=50,
+              fault_model="demand_ratio")
+    p.demand = 100 * MB
+    assert p.fault_rate_now() == 0
+    p.demand = 102 * MB
+    assert p.fault_rate_now() == pytest.approx(400.0 * 1.02 / 50)
+
+
 def test_migration_costs_r_plus_image_over_bandwidth():
     """Spec 000 §2.1: preemptive migration costs r + D/B (D the memory image)."""
     result = run("quickstart.toml", "network.bandwidth=\"10 Mbps\"", "workload.jobs=120")
