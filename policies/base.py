@@ -75,22 +75,23 @@ def least_loaded(node, exclude=()):
     return None if best is None else best[1]
 
 
-def free_node(node, lingering: bool, others_only: bool = False):
+def free_node(node, lingering: bool, others_only: bool = False, held: bool = False):
     """Where a foreign job may go (spec 004 §4.7): a node with no foreign job, an idle one if any, else (only if
-    `lingering` allows it) a nonidle one. This node is judged by its state now, peers by this node's possibly
-    stale view; a node without an owner counts as idle at 0 %. Returns a node id or None.
+    `lingering` allows it) a nonidle one. This node is judged by its state now (`held`: it keeps itself for a
+    job on its way), peers by this node's possibly stale view (a peer whose report names a `host_for` keeps
+    itself too); a node without an owner counts as idle at 0 %. Returns a node id or None.
 
     The paper's central simulator takes the free node of lowest owner utilization. Decentralized, with views a
     period old, that rule sends every node's job to the same node each period (herding: all but one are
     refused and retry a period later). nowemu instead takes the less utilized of two free nodes of the best
     class drawn at random (the power of two choices, Mitzenmacher 2001), still preferring low utilization."""
     free = {False: [], True: []}
-    if not others_only:
+    if not others_only and not held:
         owner = node.owner
         if not any(j.cls == "foreign" for j in node.jobs.values()):
             free[bool(owner and owner.nonidle)].append((owner.u if owner else 0.0, node.id))
     for peer, r in node.index.items():
-        if not r["foreign"]:
+        if not r["foreign"] and r.get("host_for", -1) < 0:
             free[r.get("nonidle", False)].append((r.get("owner_util", 0.0), peer))
     best = free[False] or (free[True] if lingering else [])
     return two_choices(node, best)[1] if best else None

@@ -117,3 +117,26 @@ def test_eviction_runs_one_foreign_job_per_node():
     assert ie.runnable(back, node)
     owner.nonidle = True
     assert not ie.runnable(back, node) and not ie.runnable(first, node) and ie.runnable(local, node)
+
+
+@pytest.mark.parametrize("lingering_first", [True, False])
+def test_a_node_falling_free_takes_the_job_due_to_leave_before_a_queued_one(lingering_first):
+    """Spec A8. Three 50-s jobs on two nodes: A starts on node 0, B on node 1, C waits at node 0. Node 0's owner
+    returns at 2 s at 50 %, so A is due to leave at T_lingr = T_migr / h (about 13 s) but no node is free until B
+    ends at 50 s. With `lingering_first` node 1 then names node 0 in its reports and keeps itself for A, which
+    migrates; C starts on node 0 once A has left (and, due in turn, follows A to node 1 when A is done). Without it, C (queued) takes node 1 and A lingers to the end."""
+    a, b, c = finish_all("linger_longer", "workload.jobs=3", "owner.utilization=0.5", 'owner.duration="400 s"',
+                         f"policy.lingering_first={str(lingering_first).lower()}")
+    assert b["nodes"] == "1" and b["finish"] == pytest.approx(WORK, abs=0.5)
+    if lingering_first:      # A has 24 s of work left at 50 s: it moves within two refreshes, then runs at full speed
+        assert a["migrations"] == 1 and a["nodes"] == "0 1" and WORK + M + 24 < a["finish"] < WORK + M + 24 + 5
+        assert c["nodes"] == "0 1" and c["start"] > WORK and c["migrations"] == 1
+    else:
+        assert a["migrations"] == 0 and a["nodes"] == "0"
+        assert c["nodes"] == "1" and WORK <= c["start"] < WORK + 4
+
+
+def finish_all(policy: str, *more: str) -> list[dict]:
+    result = run(N2, f"policy={policy}", *more)
+    assert_balanced(result)
+    return sorted(result["jobs"], key=lambda j: j["job"])
