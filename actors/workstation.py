@@ -66,7 +66,7 @@ class Workstation(Participant):
         self.replaced = 0               # finished jobs of a constant population, replaced by copies
         self.inbox: dict[tuple, int] = {}       # parallel tasks: partners' messages (group, rank, iteration) come in
         self.waiting: dict[tuple, list] = {}    # (group, rank) -> [task, iteration, messages still due, since]
-        self._fault_rate = 0.0          # the per-op fault rate last applied to the resident jobs
+        self._fault_rate = 0.0          # faults per op under the resident demand (set by _memory_changed)
         self.paging: dict[int, tuple] = {}      # job id -> (job, since): waiting for pages from a host
         self.leaving: dict[int, int] = {}       # job id -> destination: migrates once its pages are in
         self._last = {"time": 0.0, "busy": 0.0, "faults": 0, "disk": 0.0}
@@ -268,7 +268,7 @@ class Workstation(Participant):
 
     def _next_fault(self, job: Job) -> None:
         """Draw the job's next fault under the node's current fault rate, and its next stop."""
-        rate = self.pager.fault_rate_now() / self.speed        # per op
+        rate = self._fault_rate
         job.fault_at = job.done + self.rng.expovariate(rate) if rate > 0 else INF
         self._set_stop(job)
 

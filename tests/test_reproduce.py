@@ -93,3 +93,17 @@ def test_p002_quick_writes_every_run_and_its_report(ray_local, tmp_path):
     assert f"| Fig. 4a | Net_RAM's networking share, 8 nodes, 100 Mbps, type 2 | 9 % (16 nodes) | {100 * share:.2f} % |" in text
     claims = [line for line in text.splitlines() if line.startswith(("| Fig. ", "| §"))]
     assert len(claims) == 11 + 2 * 3 and all(("| yes |" in c) + ("| **no** |" in c) == 1 for c in claims)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("paper", ["p000", "p002", "p004"])
+def test_full_reproduction_runs_every_experiment(ray_local, tmp_path, paper):
+    """The paper-scale reproductions (`nowemu reproduce PAPER`: p000 about 25 minutes on 2 cores, p002 a few
+    hours, p004 about 15 minutes), run by `python -m pytest -m slow`: every run completes and every claim of
+    the report is judged."""
+    report = tmp_path / f"{paper}.md"
+    assert cli.main(["reproduce", paper, "--out", str(tmp_path / "runs"), "--report", str(report)]) == 0
+    text = report.read_text()
+    assert "run(s) failed" not in text and "Scaled-down variant" not in text
+    claims = [line for line in text.splitlines() if line.startswith(("| Fig. ", "| Table 1", "| §"))]
+    assert claims and all(("| yes |" in c) + ("| **no** |" in c) + ("| not measured |" in c) == 1 for c in claims)
