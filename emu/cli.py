@@ -80,6 +80,8 @@ def build_parser() -> argparse.ArgumentParser:
                         epilog=EXAMPLES["report"])
     rp.add_argument("results", nargs="+", help="results folders or sweep folders")
     rp.add_argument("--out", help="where tables and plots go (default: FIRST_RESULTS/report)")
+    rp.add_argument("--metrics", help="the table's columns: metric names of summary.json, comma-separated "
+                    "(default: response, slowdown, queue, throughput, CPU and memory use, migrations, faults)")
     rr = sub.add_parser("reproduce", help="run a paper's experiments over seeds; write the paper-beside-emulator "
                         "report", epilog=EXAMPLES["reproduce"])
     rr.add_argument("paper", help="which paper: p000, p002 or p004")

@@ -54,7 +54,7 @@ def _run(folder: Path, group: str) -> dict:
     s = _read_json(folder / "summary.json")
     return {"group": group, "combo": {}, "seed": s["seed"], "scenario": s["scenario"],
             "policy": s["config"]["policy"]["name"], "runtime": s["runtime"], "error": check_error(s),
-            "metrics": {m: s["metrics"][m] for m in METRICS}, "path": folder, "end": s["end"]}
+            "metrics": s["metrics"], "path": folder, "end": s["end"]}
 
 
 def collect(paths: list[Path]) -> list[dict]:
@@ -199,11 +199,18 @@ def main(args) -> int:
     console = table_console()
     paths = [Path(p) for p in args.results]
     records = collect(paths)
-    rows = summarize(records)
+    columns = tuple(args.metrics.split(",")) if args.metrics else METRICS
+    known = next((r["metrics"] for r in records if r["metrics"]), {})
+    for m in columns:
+        if not isinstance(known.get(m), (int, float)):
+            numeric = [k for k, v in known.items() if isinstance(v, (int, float))]
+            raise ReportError(f"--metrics: no numeric metric '{m}' in summary.json; expected some of "
+                              f"{', '.join(numeric)}")
+    rows = summarize(records, tuple(dict.fromkeys(METRICS + columns)))    # the plots need the main ones
     title = "runs compared: means over seeds ± 95 % intervals"
-    show(console, rows, title)
+    show(console, rows, title, columns)
     out = Path(args.out) if args.out else paths[0] / "report"
-    write_tables(rows, out / "report", title)
+    write_tables(rows, out / "report", title, columns)
     try:
         import matplotlib  # noqa: F401  (only asking whether it is installed)
     except ImportError:

@@ -208,9 +208,9 @@ def _nan(value) -> float:
     return float("nan") if value is None else float(value)      # summary.json writes NaN as null
 
 
-def summarize(records: list[dict]) -> list[dict]:
+def summarize(records: list[dict], metrics=METRICS) -> list[dict]:
     """One row per group (in order of first appearance): its combo as columns, scenario, policy, runtime,
-    seeds, n (runs that did not fail), each metric's mean and 95 % interval half-width over those runs, and
+    seeds, n (runs that did not fail), each of `metrics`' mean and 95 % interval half-width over those runs, and
     the failed runs with their errors."""
     groups: dict[str, list] = {}
     for r in records:
@@ -221,7 +221,7 @@ def summarize(records: list[dict]) -> list[dict]:
         row = {"group": label, **rs[0]["combo"], "scenario": rs[0]["scenario"], "policy": rs[0]["policy"],
                "runtime": rs[0]["runtime"], "seeds": " ".join(str(r["seed"]) for r in rs), "n": len(ok)}
         t = t_quantile(0.95, len(ok) - 1) if len(ok) > 1 else float("nan")
-        for m in METRICS:
+        for m in metrics:
             values = np.array([_nan(r["metrics"][m]) for r in ok])
             row[m] = float(values.mean()) if len(ok) else float("nan")
             row[f"{m}_ci95"] = t * float(values.std(ddof=1)) / math.sqrt(len(ok)) if len(ok) > 1 else float("nan")
@@ -230,7 +230,7 @@ def summarize(records: list[dict]) -> list[dict]:
     return rows
 
 
-def _layout(rows: list[dict], sep: str) -> tuple[str, list[str], list[list[str]]]:
+def _layout(rows: list[dict], sep: str, metrics=METRICS) -> tuple[str, list[str], list[list[str]]]:
     """(what every row shares, headings, cells): a column whose value is the same on every row moves to the
     title, and `failed` shows only when a run failed, so that the table fits a terminal."""
     shared = [c for c in ("scenario", "policy", "runtime", "seeds") if len({r[c] for r in rows}) == 1]
@@ -238,13 +238,13 @@ def _layout(rows: list[dict], sep: str) -> tuple[str, list[str], list[list[str]]
     failed = ["failed"] if any(r["failed"] for r in rows) else []
 
     def cell(row, m):
-        mean, half, unit = row[m], row[f"{m}_ci95"], SHOWN[m][1]
+        mean, half, unit = row[m], row[f"{m}_ci95"], SHOWN.get(m, (m, 1))[1]
         if math.isnan(mean):
             return ""
         return f"{mean / unit:.3g}" + ("" if math.isnan(half) else f"{sep}± {half / unit:.2g}")
     title = ", ".join(f"{c} {rows[0][c]}" for c in shared)
-    headings = [*columns, *(SHOWN[m][0] for m in METRICS), *failed]
-    cells = [[str(r[c]) for c in columns] + [cell(r, m) for m in METRICS] + [r[c] for c in failed] for r in rows]
+    headings = [*columns, *(SHOWN.get(m, (m, 1))[0] for m in metrics), *failed]
+    cells = [[str(r[c]) for c in columns] + [cell(r, m) for m in metrics] + [r[c] for c in failed] for r in rows]
     return title, headings, cells
 
 
@@ -256,12 +256,12 @@ def table_console():
     return terminal if terminal.is_terminal else Console(width=200)
 
 
-def show(console, rows: list[dict], title: str) -> None:
+def show(console, rows: list[dict], title: str, metrics=METRICS) -> None:
     """Print the rows as a rich table: means, and under them the 95 % half-widths."""
     from rich import box
     from rich.table import Table
     from rich.text import Text
-    shared, headings, cells = _layout(rows, "\n")
+    shared, headings, cells = _layout(rows, "\n", metrics)
     table = Table(title=f"{title}\n{shared}", box=box.SIMPLE_HEAD)
     for h in headings:
         text = h in ("group", "failed")      # folded, not cut: a row's name and its errors must stay whole
@@ -272,11 +272,11 @@ def show(console, rows: list[dict], title: str) -> None:
     console.print(table)
 
 
-def write_tables(rows: list[dict], stem: Path, title: str) -> None:
+def write_tables(rows: list[dict], stem: Path, title: str, metrics=METRICS) -> None:
     """STEM.csv (every column, plain SI numbers, one column per half-width) and STEM.md (as printed)."""
     stem.parent.mkdir(parents=True, exist_ok=True)
     results._csv(stem.with_suffix(".csv"), rows)
-    shared, headings, cells = _layout(rows, " ")
+    shared, headings, cells = _layout(rows, " ", metrics)
     lines = [f"{title}: {shared}", "", "| " + " | ".join(headings) + " |", "|" + "---|" * len(headings)]
     lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in cells]
     stem.with_suffix(".md").write_text("\n".join(lines) + "\n")

@@ -102,3 +102,9 @@ def two_choices(node, candidates: list, key=None):
     how a decentralized policy that reads a view one period old avoids sending every node's job to the same
     best node in that period (herding), while still preferring good nodes."""
     return min(node.rng.sample(candidates, min(2, len(candidates))), key=key)
+
+
+def free_node_here(node, lingering: bool) -> bool:
+    """Whether this node can take a foreign job arriving now: no foreign job here, and idle unless lingering."""
+    return not any(j.cls == "foreign" for j in node.jobs.values()) and (
+        lingering or not (node.owner and node.owner.nonidle))

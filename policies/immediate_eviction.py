@@ -1,20 +1,24 @@
 """Immediate-Eviction (paper 004 §2, spec §4.3): the social contract of Condor-like systems. A foreign job
 runs only on an idle workstation with no other foreign job; the moment the owner comes back (the node turns
-nonidle) it stops, and it migrates to a free idle node if there is one. If there is none it stays suspended
-(spec A9) until its node turns idle again (it resumes in place) or a free idle node appears (it migrates).
-Foreign jobs wait in their home node's queue until a free idle node takes them. Owner (local) jobs are not
-its concern: they run at home."""
-from policies.base import Policy, free_node
+nonidle) it stops, and it migrates to a free idle node when one takes it (the hand-off of `policies.handoff`:
+evicted jobs before queued ones, spec A8). Until then it stays suspended (spec A9), and resumes in place if its
+node turns idle first. Foreign jobs wait in their home node's queue until a free idle node takes them. Owner
+(local) jobs are not its concern: they run at home."""
+from policies.base import Policy, free_node, free_node_here
+from policies.handoff import Handoff
 
 ON_CPU = ("ready", "running", "blocked")
 
 
-class ImmediateEviction(Policy):
+class ImmediateEviction(Handoff, Policy):
     def place(self, job, node):
-        return free_node(node, lingering=False) if job.cls == "foreign" else node.id
+        if job.cls != "foreign":
+            return node.id
+        self.offer(node)
+        return free_node(node, lingering=False, held=self.holding)
 
     def accept(self, job, node):
-        return job.cls != "foreign" or free_node_here(node, lingering=False)
+        return job.cls != "foreign" or (free_node_here(node, lingering=False) and self.takes_handoff(job))
 
     def runnable(self, job, node):
         """Only on an idle node, and only one foreign job at a time: a job sent back to the node it ran on (its
@@ -26,24 +30,23 @@ class ImmediateEviction(Policy):
             j is not job and j.cls == "foreign" and j.state in ON_CPU for j in node.jobs.values())
 
     def migrations(self, node):
-        held = [j for j in node.jobs.values() if j.state == "suspended" and self.leaves(node)]
-        moves = []
-        for job in held:
-            dest = free_node(node, lingering=False, others_only=True)
+        self.offer(node)
+        moves, waiting = [], []
+        for job in [j for j in node.jobs.values() if j.state == "suspended" and self.leaves(node)]:
+            dest = self.destination(node, job)
             if dest is None:
-                break
-            moves.append((job, dest))
+                waiting.append(job)
+            else:
+                moves.append((job, dest))
+        self.announce(node, waiting)
         return moves
+
+    def finished(self, job, node) -> None:
+        self.offer(node)        # before this node's queue takes the place
 
     def leaves(self, node) -> bool:
         """A suspended job leaves as soon as it can (Pause-and-Migrate waits first)."""
         return True
-
-
-def free_node_here(node, lingering: bool) -> bool:
-    """Whether this node can take a foreign job arriving now: no foreign job here, and idle unless lingering."""
-    return not any(j.cls == "foreign" for j in node.jobs.values()) and (
-        lingering or not (node.owner and node.owner.nonidle))
 
 
 POLICY = ImmediateEviction

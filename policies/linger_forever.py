@@ -2,8 +2,7 @@
 priority and soaks up the owner's idle bursts; the owner's work preempts it at once. Placement takes an
 idle node with no foreign job, else a nonidle one ("semi-available") with no foreign job and the lowest owner
 utilization (spec A7); foreign jobs wait in their home node's queue while every node has one."""
-from policies.base import Policy, free_node
-from policies.immediate_eviction import free_node_here
+from policies.base import Policy, free_node, free_node_here
 
 
 class LingerForever(Policy):

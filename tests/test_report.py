@@ -44,6 +44,21 @@ def test_tables_have_a_row_per_sweep_group_and_per_run(folders, tmp_path, capsys
     assert (tmp_path / "report.md").read_text().count("\n| ") == 4      # heading and three rows
 
 
+def test_metrics_chooses_the_columns(folders, tmp_path, capsys):
+    """`--metrics` shows any numeric metric of summary.json (here the family time and the variation) instead of
+    the main ones; a name that is not one is a one-line error."""
+    assert cli.main(["report", str(folders / "run"), "--metrics", "makespan,execution_time_cv",
+                     "--out", str(tmp_path)]) == 0
+    plain = json.loads((folders / "run" / "summary.json").read_text())["metrics"]
+    md = (tmp_path / "report.md").read_text()
+    assert "| makespan | execution_time_cv |" in md and "response (s)" not in md
+    assert f"{plain['makespan']:.3g}" in md
+    capsys.readouterr()
+    assert cli.main(["report", str(folders / "run"), "--metrics", "states"]) == 2
+    err = capsys.readouterr().err
+    assert "no numeric metric 'states'" in err and "makespan" in err and err.count("\n") == 1
+
+
 def test_pngs(folders, tmp_path):
     pytest.importorskip("matplotlib")
     assert cli.main(["report", str(folders / "sweep"), "--out", str(tmp_path)]) == 0
