@@ -199,6 +199,10 @@ def _print_summary(console, summary: dict, out: Path) -> None:
 
 
 def cmd_bench(args) -> int:
+    try:
+        import simpy  # noqa: F401  (the other side of the bench's M/M/1 comparison; an optional extra)
+    except ImportError:
+        raise ScenarioError('bench: needs SimPy, the M/M/1 comparison\'s other side: pip install -e ".[bench]"') from None
     from emu import bench
     return bench.main(quick=args.quick, out=Path(args.out))
 

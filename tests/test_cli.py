@@ -42,3 +42,11 @@ def test_wrong_argument_is_one_line():
     p = nowemu("run", str(SCENARIOS / "quickstart.toml"), "--runtime", "warp")
     assert p.returncode == 2
     assert len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr
+
+
+def test_bench_without_simpy_says_what_to_install(monkeypatch, capsys, tmp_path):
+    from emu import cli
+    monkeypatch.setitem(sys.modules, "simpy", None)              # as on a machine without the bench extra
+    assert cli.main(["bench", "--quick", "--out", str(tmp_path / "b.md")]) == 2
+    err = capsys.readouterr().err
+    assert '.[bench]' in err and err.count("\n") == 1 and not (tmp_path / "b.md").exists()
