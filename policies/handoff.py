@@ -15,8 +15,10 @@ each 2 x 21 s on the wire. So the hand-off is a handshake in the load reports:
   a job that has just come to want to leave goes straight to a free idle node in view: there is nobody to
   collide with, and the central simulator would have moved it at once (Fig. 8's timing).
 
-A policy mixes `Handoff` in, calls `offer` wherever it may have fallen free (placing, refreshing, a job done),
-sends a job waiting to leave to its `destination` when there is one, and `announce`s the others.
+A policy mixes `Handoff` in, calls `offer` wherever it may have fallen free (placing, refreshing; a job done is
+`finished` here), sends a job waiting to leave to its `destination` when there is one, and `announce`s the
+others. A policy whose `handing_off` is false keeps none of it: a job waiting to leave goes to any free idle
+node it sees.
 """
 from policies.base import free_node, free_node_here
 from policies.linger_cost import migration_time
@@ -35,14 +37,19 @@ class Handoff:
         return {"due_since": since, "due_job": job, "due_bytes": size, "host_for": self.host_for,
                 "host_job": self.host_job}
 
+    handing_off = True
+
     @property
     def holding(self) -> bool:
         return self.host_for >= 0
 
+    def finished(self, job, node) -> None:
+        self.offer(node)        # before this node's queue takes the place
+
     def announce(self, node, waiting: list) -> None:
         """The jobs here that want to leave and have nowhere to go: report the one announced first (its
         `since` kept while it waits)."""
-        if not waiting:
+        if not waiting or not self.handing_off:
             self.due = NONE
         elif self.due[1] not in {j.id for j in waiting}:
             self.due = (node.now, waiting[0].id, waiting[0].demand())
@@ -50,6 +57,8 @@ class Handoff:
     def destination(self, node, job) -> int | None:
         """Where this job, waiting to leave, goes now: the peer that named it; else, while no job is known to be
         waiting anywhere, a free idle node in view; else nowhere yet."""
+        if not self.handing_off:
+            return free_node(node, lingering=False, others_only=True)
         waiting = False
         for peer, r in node.index.items():
             if r.get("host_for") == node.id and r.get("host_job") == job.id:
@@ -69,6 +78,8 @@ class Handoff:
 
     def offer(self, node) -> None:
         """If this node is free and idle, name the job it will take (keep the one named until it comes)."""
+        if not self.handing_off:
+            return
         if not free_node_here(node, lingering=False):
             self.host_for, self.host_job = -1, -1
             return

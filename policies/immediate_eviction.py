@@ -41,9 +41,6 @@ class ImmediateEviction(Handoff, Policy):
         self.announce(node, waiting)
         return moves
 
-    def finished(self, job, node) -> None:
-        self.offer(node)        # before this node's queue takes the place
-
     def leaves(self, node) -> bool:
         """A suspended job leaves as soon as it can (Pause-and-Migrate waits first)."""
         return True

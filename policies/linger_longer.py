@@ -27,30 +27,27 @@ class LingerLonger(Handoff, LingerForever):
                                           "before a queued one (A8)"),
     }
 
+    @property
+    def handing_off(self) -> bool:
+        return self.lingering_first
+
     def place(self, job, node):
         if job.cls != "foreign":
             return node.id
-        if self.lingering_first:
-            self.offer(node)
+        self.offer(node)
         return free_node(node, lingering=True, held=self.holding)
 
     def accept(self, job, node):
         return job.cls != "foreign" or (free_node_here(node, lingering=True) and self.takes_handoff(job))
 
-    def finished(self, job, node) -> None:
-        if self.lingering_first:
-            self.offer(node)    # before this node's queue takes the place
-
     def migrations(self, node):
-        if self.lingering_first:
-            self.offer(node)
+        self.offer(node)
         owner = node.owner
         moves, waiting = [], []
         if owner is not None and owner.nonidle:
             h, lingered = owner.episode_utilization(), node.now - owner.since
             for job in [j for j in node.jobs.values() if j.cls == "foreign" and j.state != "blocked"]:
-                dest = (self.destination(node, job) if self.lingering_first
-                        else free_node(node, lingering=False, others_only=True))
+                dest = self.destination(node, job)
                 l = node.index[dest].get("owner_util", 0.0) if dest is not None else 0.0
                 t_lingr = linger_time(h, l, migration_time(job.demand(), node.nic.bandwidth, node.remote_cost))
                 finishes_first = self.guard and h < 1 and job.remaining / node.speed / (1 - h) <= t_lingr
@@ -58,7 +55,7 @@ class LingerLonger(Handoff, LingerForever):
                     continue
                 if dest is not None:
                     moves.append((job, dest))
-                elif self.lingering_first:
+                else:
                     waiting.append(job)
         self.announce(node, waiting)
         return moves
