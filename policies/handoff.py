@@ -15,10 +15,11 @@ each 2 x 21 s on the wire. So the hand-off is a handshake in the load reports:
   a job that has just come to want to leave goes straight to a free idle node in view: there is nobody to
   collide with, and the central simulator would have moved it at once (Fig. 8's timing).
 
-A policy mixes `Handoff` in, calls `offer` wherever it may have fallen free (placing, refreshing; a job done is
-`finished` here), sends a job waiting to leave to its `destination` when there is one, and `announce`s the
-others. A policy whose `handing_off` is false keeps none of it: a job waiting to leave goes to any free idle
-node it sees.
+A policy mixes `Handoff` in, which places and accepts foreign jobs (a free node, not one kept for another job;
+a nonidle one too if the policy is `lingering`) and offers the node when it places a job or one is done. The
+policy calls `offer` when it refreshes, sends a job waiting to leave to its `destination` when there is one,
+and `announce`s the others. A policy whose `handing_off` is false keeps none of it: a job waiting to leave goes
+to any free idle node it sees.
 """
 from policies.base import free_node, free_node_here
 from policies.linger_cost import migration_time
@@ -38,10 +39,20 @@ class Handoff:
                 "host_job": self.host_job}
 
     handing_off = True
+    lingering = False           # whether a foreign job may be placed on a nonidle node (Linger-Longer)
 
     @property
     def holding(self) -> bool:
         return self.host_for >= 0
+
+    def place(self, job, node):
+        if job.cls != "foreign":
+            return node.id
+        self.offer(node)
+        return free_node(node, lingering=self.lingering, held=self.holding)
+
+    def accept(self, job, node):
+        return job.cls != "foreign" or (free_node_here(node, lingering=self.lingering) and self.takes_handoff(job))
 
     def finished(self, job, node) -> None:
         self.offer(node)        # before this node's queue takes the place

@@ -4,22 +4,13 @@ nonidle) it stops, and it migrates to a free idle node when one takes it (the ha
 evicted jobs before queued ones, spec A8). Until then it stays suspended (spec A9), and resumes in place if its
 node turns idle first. Foreign jobs wait in their home node's queue until a free idle node takes them. Owner
 (local) jobs are not its concern: they run at home."""
-from policies.base import Policy, free_node, free_node_here
+from policies.base import Policy
 from policies.handoff import Handoff
 
 ON_CPU = ("ready", "running", "blocked")
 
 
 class ImmediateEviction(Handoff, Policy):
-    def place(self, job, node):
-        if job.cls != "foreign":
-            return node.id
-        self.offer(node)
-        return free_node(node, lingering=False, held=self.holding)
-
-    def accept(self, job, node):
-        return job.cls != "foreign" or (free_node_here(node, lingering=False) and self.takes_handoff(job))
-
     def runnable(self, job, node):
         """Only on an idle node, and only one foreign job at a time: a job sent back to the node it ran on (its
         migration was refused) waits there suspended, for a free idle node or its turn, rather than share the

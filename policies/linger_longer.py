@@ -14,7 +14,6 @@ migrate although a queued job was always waiting (spec §10.3 A8's note); with q
 default, `lingering_first = false`) no node is ever free for them and LL is LF. Without it a due job goes to
 any free idle node it sees.
 """
-from policies.base import free_node, free_node_here
 from policies.handoff import Handoff
 from policies.linger_cost import linger_time, migration_time
 from policies.linger_forever import LingerForever
@@ -27,18 +26,11 @@ class LingerLonger(Handoff, LingerForever):
                                           "before a queued one (A8)"),
     }
 
+    lingering = True
+
     @property
     def handing_off(self) -> bool:
         return self.lingering_first
-
-    def place(self, job, node):
-        if job.cls != "foreign":
-            return node.id
-        self.offer(node)
-        return free_node(node, lingering=True, held=self.holding)
-
-    def accept(self, job, node):
-        return job.cls != "foreign" or (free_node_here(node, lingering=True) and self.takes_handoff(job))
 
     def migrations(self, node):
         self.offer(node)
