@@ -76,6 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--address", help='join a Ray cluster ("auto" or "ray://host:port"); default: embedded Ray')
     sw.add_argument("--out", help="sweep folder (default: results/sweep-NAME-TIME)")
     sw.add_argument("--parallel", type=int, help="at most K runs at once (default: as many as Ray has CPUs)")
+    sw.add_argument("--resume", action="store_true", help="with --out: read the runs an earlier sweep into that "
+                    "folder finished (same scenario and runtime) instead of running them again")
     rp = sub.add_parser("report", help="compare results or sweep folders: tables and PNG plots",
                         epilog=EXAMPLES["report"])
     rp.add_argument("results", nargs="+", help="results folders or sweep folders")
@@ -91,6 +93,8 @@ def build_parser() -> argparse.ArgumentParser:
     rr.add_argument("--address", help='join a Ray cluster ("auto" or "ray://host:port"); default: embedded Ray')
     rr.add_argument("--out", help="where the runs' results folders go (default: results/reproduce-PAPER-TIME)")
     rr.add_argument("--report", help="the report (default: docs/reproductions/PAPER.md, or PAPER-quick.md)")
+    rr.add_argument("--resume", action="store_true", help="with --out: read the runs an earlier reproduction into that "
+                    "folder finished (same scenario and runtime) instead of running them again")
     return p
 
 

@@ -151,14 +151,46 @@ def run_one(config: dict, runtime: str, out: str) -> dict:
     return {"error": check_error(summary), "metrics": summary["metrics"]}
 
 
+def finished(r: dict, out: Path) -> dict | None:
+    """The outcome of a run that an earlier sweep into `out` already finished, or None: its folder holds a
+    summary.json of the same scenario (every field but the file's path) and runtime. What is compared is the
+    scenario, not the code: after a change to the emulator that alters results, start a new folder."""
+    try:
+        summary = json.loads((out / r["dir"] / "summary.json").read_text())
+    except (OSError, ValueError):
+        return None
+    same = json.loads(json.dumps(results._clean({**r["config"], "file": None})))
+    if summary.get("runtime") != r["runtime"] or {**summary.get("config", {}), "file": None} != same:
+        return None
+    return {"error": check_error(summary), "metrics": summary["metrics"]}
+
+
+def check_resume(args) -> None:
+    if args.resume and not args.out:
+        raise ScenarioError("--resume: expected --out FOLDER, the folder of the runs to pick up")
+
+
 def execute(runs: list[dict], out: Path, address: str | None = None, parallel: int | None = None,
-            done=None) -> None:
+            done=None, resume: bool = False) -> None:
     """Run every run as a Ray task, at most `parallel` at once (default: all submitted, Ray queues them by
-    CPU); fill in each record's `error` and `metrics`, and call `done(record)` as each one completes."""
+    CPU); fill in each record's `error` and `metrics`, and call `done(record)` as each one completes. With
+    `resume`, a run that an earlier call into the same `out` finished (`finished`) is read, not run again,
+    and marked `resumed`: a long reproduction can be stopped and picked up."""
+    waiting = []
+    for r in runs:
+        earlier = finished(r, out) if resume else None
+        if earlier is None:
+            waiting.append(r)
+            continue
+        r.update(earlier, resumed=True)
+        if done is not None:
+            done(r)
+    if not waiting:
+        return
     from emu.ray_runtime import start_ray
     ray = start_ray(address)
     task = ray.remote(num_cpus=1)(run_one)
-    waiting, flying = list(runs), {}
+    flying = {}
     while waiting or flying:
         while waiting and len(flying) < (parallel or len(runs)):
             r = waiting.pop(0)
@@ -288,6 +320,7 @@ def main(args) -> int:
     for name in ("seeds", "parallel"):
         if getattr(args, name) is not None and getattr(args, name) < 1:
             raise ScenarioError(f"--{name}: expected at least 1, got {getattr(args, name)}")
+    check_resume(args)
     axes, runs = plan(args.scenario, args.set, args.seeds, args.runtime)
     name = runs[0]["scenario"]
     out = Path(args.out) if args.out else Path("results") / f"sweep-{name}-{time.strftime('%Y%m%d-%H%M%S')}"
@@ -306,7 +339,7 @@ def main(args) -> int:
             if r["error"]:
                 failures.append(r)
             progress.update(bar, advance=1, failed=f"[red]{len(failures)} failed[/]" if failures else "")
-        execute(runs, out, args.address, args.parallel, done)
+        execute(runs, out, args.address, args.parallel, done, resume=args.resume)
     manifest = {"scenario": str(args.scenario), "runtime": args.runtime, "axes": axes, "seeds": seeds,
                 "runs": [{k: v for k, v in r.items() if k not in ("config", "metrics")} for r in runs]}
     (out / "sweep.json").write_text(json.dumps(manifest, indent=2) + "\n")

@@ -93,6 +93,35 @@ def test_a_run_that_raises_is_a_failed_row_with_one_line(monkeypatch, tmp_path):
     assert row["mean_response"] == pytest.approx(np.mean(ok))
 
 
+def test_resume_reads_the_runs_that_finished_with_the_same_scenario_and_no_others(monkeypatch, tmp_path):
+    _, runs = sweep.plan(QUICKSTART, ["workload.jobs=20"], 2, "inline")
+    for r in runs:
+        sweep.run_one(r["config"], "inline", str(tmp_path / r["dir"]))
+
+    def never(config, runtime):
+        raise AssertionError("a finished run was run again")
+    monkeypatch.setattr(sweep, "run", never)
+    _, again = sweep.plan(QUICKSTART, ["workload.jobs=20"], 2, "inline")
+    seen = []
+    sweep.execute(again, tmp_path, done=seen.append, resume=True)       # all finished: Ray is not even started
+    assert len(seen) == 2 and all(r["resumed"] and r["error"] is None for r in again)
+    for r in again:
+        assert r["metrics"] == json.loads((tmp_path / r["dir"] / "summary.json").read_text())["metrics"]
+    _, changed = sweep.plan(QUICKSTART, ["workload.jobs=21"], 2, "inline")
+    assert [sweep.finished(r, tmp_path) for r in changed] == [None, None]     # same folders, another scenario
+    _, stepped = sweep.plan(QUICKSTART, ["workload.jobs=20"], 2, "stepped")
+    assert sweep.finished(stepped[0], tmp_path) is None                       # another runtime
+    (tmp_path / again[1]["dir"] / "summary.json").unlink()                    # a run stopped before its end
+    assert sweep.finished(again[0], tmp_path) is not None and sweep.finished(again[1], tmp_path) is None
+
+
+@pytest.mark.parametrize("command", [["sweep", QUICKSTART], ["reproduce", "p000"]])
+def test_resume_needs_the_folder_to_pick_up(command, capsys):
+    assert cli.main([*command, "--resume"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "--resume" in err and "--out" in err
+
+
 def test_student_t_quantiles():
     # two-sided 95 % critical values from any t table
     for df, t in ((1, 12.706), (2, 4.303), (4, 2.776), (9, 2.262), (30, 2.042)):
