@@ -147,6 +147,8 @@ def owner_metrics(jobs, stats, horizon) -> dict:
     - fcsr: foreign CPU time over the owners' idle time (the time neither running nor waiting); it is the
       paper's FCSR where a foreign job is always ready on every such node (Fig. 7);
     - owner_utilization, nonidle_fraction: means over those nodes and the run;
+    - owner_burst_rate: the owners' run bursts (context switches to the owner) per second and node, counted in
+      fine mode, expected in fluid mode (Fig. 3);
     - foreign_cpu_rate: foreign CPU-seconds per second, cluster-wide (Table 1's throughput, in processors)."""
     owners = [s["owner"] for s in stats if s.get("owner")]
     if not owners or horizon <= 0:
@@ -156,6 +158,7 @@ def owner_metrics(jobs, stats, horizon) -> dict:
     idle = len(owners) * horizon - cpu - delay
     return {"owner_ldr": delay / cpu if cpu > 0 else 0.0, "fcsr": foreign / idle if idle > 0 else 0.0,
             "owner_utilization": cpu / (len(owners) * horizon),
+            "owner_burst_rate": sum(o["bursts"] for o in owners) / (len(owners) * horizon),
             "nonidle_fraction": sum(o["nonidle_time"] for o in owners) / (len(owners) * horizon),
             "foreign_cpu_rate": foreign / horizon}
 

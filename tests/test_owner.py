@@ -66,6 +66,7 @@ def test_fine_and_fluid_modes_agree(u):
     fine, fluid = _point(u, "300 us", "quantum"), _point(u, "300 us", "fluid")
     assert fine["foreign_cpu_rate"] == pytest.approx(fluid["foreign_cpu_rate"], rel=0.01)
     assert fine["owner_ldr"] == pytest.approx(fluid["owner_ldr"], rel=0.05)
+    assert fine["owner_burst_rate"] == pytest.approx(fluid["owner_burst_rate"], rel=0.03)   # Fig. 3's count
     assert fine["owner_utilization"] == pytest.approx(u, rel=0.03)      # the owner gets what it asked for
 
 
