@@ -4,7 +4,8 @@ their results are set beside the paper's (spec 004 §7, §9). See docs/p004.md f
 Reproduced: Fig. 3 (the burst generator against its model, from Fig. 7's runs), Fig. 7 (node level), Fig. 8 (one owner episode), Table 1 for both workloads (average job time,
 variation, family time, the local delay, and the throughput of the paper's separate constant-population
 runs, `workload.closed`, one simulated hour), Fig. 10 (time per state), and the synthetic parallel jobs of
-Figs. 11-13. Not yet: the DSM applications (Figs. 14-18).
+Figs. 11-13, and spec A1's sweep of PM's pause. Not built: the DSM applications (Figs. 14-18), whose
+deciding parameters the paper does not give (docs/p004.md).
 """
 from __future__ import annotations
 
@@ -119,7 +120,10 @@ def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
         claims += c
         sections += s
     sections += ["## Not yet reproduced", "",
-                 "- **DSM applications** (Figs. 14-18: sor, water, fft under CVM): no DSM model yet.",
+                 "- **DSM applications** (Figs. 14-18: sor, water, fft under CVM): not built. The paper gives neither "
+                 "CVM's clock nor water's locks nor fft's diffs, which would decide the results "
+                 "(docs/p004.md, \"The DSM applications\"). sor is a barrier code: Fig. 12's 50-ms column is "
+                 "the nearest point.",
                  ""]
     return claims, sections
 
