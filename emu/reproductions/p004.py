@@ -1,10 +1,11 @@
 """Paper 004 (Ryu and Hollingsworth, Linger-Longer): the experiments `nowemu reproduce p004` runs and how
 their results are set beside the paper's (spec 004 §7, §9). See docs/p004.md for the model and its defaults.
 
-Reproduced: Fig. 3 (the burst generator against its model, from Fig. 7's runs), Fig. 7 (node level), Fig. 8 (one owner episode), Table 1 for both workloads (average job time,
-variation, family time, the local delay, and the throughput of the paper's separate constant-population
-runs, `workload.closed`, one simulated hour), Fig. 10 (time per state), and the synthetic parallel jobs of
-Figs. 11-13, and spec A1's sweep of PM's pause. Not built: the DSM applications (Figs. 14-18), whose
+Reproduced: Fig. 3 (the burst generator against its model, from Fig. 7's runs), Fig. 7 (node level), Fig. 8
+(one owner episode), Table 1 for both workloads (average job time, variation, family time, the local delay,
+and the throughput of the paper's separate constant-population runs, `workload.closed`, one simulated hour),
+spec A1's sweep of PM's pause, Fig. 10 (time per state), and the synthetic parallel jobs of Figs. 11-13. Not
+built: the DSM applications (Figs. 14-18), whose
 deciding parameters the paper does not give (docs/p004.md).
 """
 from __future__ import annotations
