@@ -107,6 +107,12 @@ def test_p002_quick_writes_every_run_and_its_report(ray_local, tmp_path):
     assert f"| Fig. 4a | Net_RAM's networking share, 8 nodes, 100 Mbps, type 2 | 9 % (16 nodes) | {100 * share:.2f} % |" in text
     claims = [line for line in text.splitlines() if line.startswith(("| Fig. ", "| §"))]
     assert len(claims) == 11 + 2 * 3 and all(("| yes |" in c) + ("| **no** |" in c) == 1 for c in claims)
+    # picked up with --resume: every run is read back, none is run again, and the claims are the same
+    (runs / "spec-t1" / "ls_re-s1" / "summary.json").unlink()            # as if stopped before its end
+    again = tmp_path / "again.md"
+    assert cli.main(["reproduce", "p002", "--quick", "--out", str(runs), "--resume", "--report", str(again)]) == 0
+    assert "which read 27 of the runs from an earlier one" in again.read_text()
+    assert [line for line in again.read_text().splitlines() if line.startswith(("| Fig. ", "| §"))] == claims
 
 
 @pytest.mark.slow
