@@ -141,14 +141,19 @@ def check_error(summary: dict) -> str | None:
 
 def run_one(config: dict, runtime: str, out: str) -> dict:
     """One run of a sweep (the body of its Ray task): run, write the results folder, and return its metrics
-    (all of summary.json's: `nowemu reproduce` reads more than the sweep table). Errors come back as a one-line `error`, so that one failed run does not end the sweep."""
+    (all of summary.json's: `nowemu reproduce` reads more than the sweep table) and wall time. Errors come
+    back as a one-line `error`, so that one failed run does not end the sweep."""
     try:
         result = run(config, runtime)
         results.write(result, Path(out))
     except Exception as exc:
         return {"error": one_line(exc), "metrics": None}
-    summary = result["summary"]
-    return {"error": check_error(summary), "metrics": summary["metrics"]}
+    return outcome(result["summary"])
+
+
+def outcome(summary: dict) -> dict:
+    """What a sweep keeps of a finished run: its error (if its accounting failed), metrics and wall time."""
+    return {"error": check_error(summary), "metrics": summary["metrics"], "wall": summary.get("wall_time")}
 
 
 def finished(r: dict, out: Path) -> dict | None:
@@ -162,7 +167,7 @@ def finished(r: dict, out: Path) -> dict | None:
     same = json.loads(json.dumps(results._clean({**r["config"], "file": None})))
     if summary.get("runtime") != r["runtime"] or {**summary.get("config", {}), "file": None} != same:
         return None
-    return {"error": check_error(summary), "metrics": summary["metrics"]}
+    return outcome(summary)
 
 
 def check_resume(args) -> None:

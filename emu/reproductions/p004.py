@@ -389,6 +389,8 @@ def _pause(records, plots):
                     marker=marker, label=f"workload {wl}")
         ax.axhline(1, color="grey", lw=0.8)
         ax.set(xscale="log", xlabel="PM's pause (s)", ylabel="average job time, PM / IE", title="spec A1")
+        ax.set_xticks(PAUSES, [str(t) for t in PAUSES])
+        ax.minorticks_off()
         ax.legend()
     figure(plots, "pause", 1, draw)
     return claims, L + ["![PM's pause](PLOTS/pause.png)", ""]
