@@ -17,6 +17,7 @@ written whole by this command and never edited by hand; plots go beside it (matp
 from __future__ import annotations
 
 import importlib
+import itertools
 import math
 import platform
 import time
@@ -125,7 +126,13 @@ def main(args) -> int:
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console, transient=not console.is_terminal) as bar:
         task = bar.add_task(f"reproduce {args.paper}: {len(runs)} runs", total=len(runs))
-        sweep.execute(runs, out, args.address, done=lambda r: bar.advance(task), resume=args.resume)
+        count = itertools.count(1)
+
+        def done(r):
+            bar.advance(task)
+            if not console.is_terminal:
+                console.print(sweep.log_line(r, next(count), len(runs)), markup=False, highlight=False)
+        sweep.execute(runs, out, args.address, done=done, resume=args.resume)
     wall = time.perf_counter() - start
     failed = [r for r in runs if r["error"]]
     records = {e.name: [r for r in runs if r["experiment"] == e.name] for e in experiments}

@@ -170,6 +170,12 @@ def finished(r: dict, out: Path) -> dict | None:
     return outcome(summary)
 
 
+def log_line(r: dict, k: int, total: int) -> str:
+    """The line a finished run gets when there is no terminal to draw the progress bar on (a log file)."""
+    how = "read back" if r.get("resumed") else "failed" if r.get("wall") is None else f"{r['wall']:.1f} s"
+    return f"[{k}/{total}] {r['dir']}: {how}" + (f" ({r['error']})" if r["error"] else "")
+
+
 def check_resume(args) -> None:
     if args.resume and not args.out:
         raise ScenarioError("--resume: expected --out FOLDER, the folder of the runs to pick up")
@@ -340,10 +346,14 @@ def main(args) -> int:
         bar = progress.add_task("runs", total=len(runs), failed="")
         failures = []
 
+        count = itertools.count(1)
+
         def done(r):
             if r["error"]:
                 failures.append(r)
             progress.update(bar, advance=1, failed=f"[red]{len(failures)} failed[/]" if failures else "")
+            if not console.is_terminal:
+                console.print(log_line(r, next(count), len(runs)), markup=False, highlight=False)
         execute(runs, out, args.address, args.parallel, done, resume=args.resume)
     manifest = {"scenario": str(args.scenario), "runtime": args.runtime, "axes": axes, "seeds": seeds,
                 "runs": [{k: v for k, v in r.items() if k not in ("config", "metrics")} for r in runs]}

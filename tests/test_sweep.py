@@ -42,7 +42,11 @@ def test_a_sweep_writes_every_run_and_the_means_of_their_summaries(ray_local, tm
     manifest = json.loads((out / "sweep.json").read_text())
     assert manifest["axes"] == {"policy": ["local", "cpu_threshold"]} and manifest["seeds"] == [7, 8]
     assert (out / "sweep.md").read_text().count("| policy=") == 2
-    assert "policy=cpu_threshold" in capsys.readouterr().out
+    out_text = capsys.readouterr().out
+    assert "policy=cpu_threshold" in out_text
+    # no terminal here: a line per finished run, for logs of long sweeps
+    assert sorted(line.split("] ")[1].split(":")[0] for line in out_text.splitlines() if line.startswith("[")) == \
+        sorted(f"{p}-s{s}" for p in ("local", "cpu_threshold") for s in (7, 8))
 
 
 @pytest.mark.parametrize("setting, field", [
