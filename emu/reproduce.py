@@ -17,7 +17,6 @@ written whole by this command and never edited by hand; plots go beside it (matp
 from __future__ import annotations
 
 import importlib
-import itertools
 import math
 import platform
 import time
@@ -126,12 +125,11 @@ def main(args) -> int:
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console, transient=not console.is_terminal) as bar:
         task = bar.add_task(f"reproduce {args.paper}: {len(runs)} runs", total=len(runs))
-        count = itertools.count(1)
+        log = sweep.run_log(console, len(runs))
 
         def done(r):
             bar.advance(task)
-            if not console.is_terminal:
-                console.print(sweep.log_line(r, next(count), len(runs)), markup=False, highlight=False)
+            log(r)
         sweep.execute(runs, out, args.address, done=done, resume=args.resume)
     wall = time.perf_counter() - start
     failed = [r for r in runs if r["error"]]

@@ -198,7 +198,7 @@ def write(result: dict, out: Path) -> Path:
         for e in result["events"]:
             fh.write(json.dumps(e) + "\n")
     with open(out / "summary.json", "w") as fh:
-        json.dump(_clean(result["summary"]), fh, indent=2)
+        json.dump(json_safe(result["summary"]), fh, indent=2)
     return out
 
 
@@ -212,12 +212,12 @@ def _csv(path: Path, rows: list[dict]) -> None:
         writer.writerows([repr(v) if type(v) is float else v for v in map(row.get, keys)] for row in rows)
 
 
-def _clean(obj):
+def json_safe(obj):
     """JSON has no NaN: write null."""
     if isinstance(obj, float) and (math.isnan(obj) or math.isinf(obj)):
         return None
     if isinstance(obj, dict):
-        return {k: _clean(v) for k, v in obj.items()}
+        return {k: json_safe(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
-        return [_clean(v) for v in obj]
+        return [json_safe(v) for v in obj]
     return obj

@@ -164,16 +164,24 @@ def finished(r: dict, out: Path) -> dict | None:
         summary = json.loads((out / r["dir"] / "summary.json").read_text())
     except (OSError, ValueError):
         return None
-    same = json.loads(json.dumps(results._clean({**r["config"], "file": None})))
+    same = json.loads(json.dumps(results.json_safe({**r["config"], "file": None})))
     if summary.get("runtime") != r["runtime"] or {**summary.get("config", {}), "file": None} != same:
         return None
     return outcome(summary)
 
 
-def log_line(r: dict, k: int, total: int) -> str:
-    """The line a finished run gets when there is no terminal to draw the progress bar on (a log file)."""
-    how = "read back" if r.get("resumed") else "failed" if r.get("wall") is None else f"{r['wall']:.1f} s"
-    return f"[{k}/{total}] {r['dir']}: {how}" + (f" ({r['error']})" if r["error"] else "")
+def run_log(console, total: int):
+    """A `done` companion for a console with no terminal to draw the progress bar on (a log file): it prints
+    one line per finished run, its wall time or that it was read back. On a terminal it prints nothing."""
+    count = itertools.count(1)
+
+    def log(r: dict) -> None:
+        if console.is_terminal:
+            return
+        how = "read back" if r.get("resumed") else "failed" if r.get("wall") is None else f"{r['wall']:.1f} s"
+        line = f"[{next(count)}/{total}] {r['dir']}: {how}" + (f" ({r['error']})" if r["error"] else "")
+        console.print(line, markup=False, highlight=False)
+    return log
 
 
 def check_resume(args) -> None:
@@ -346,14 +354,13 @@ def main(args) -> int:
         bar = progress.add_task("runs", total=len(runs), failed="")
         failures = []
 
-        count = itertools.count(1)
+        log = run_log(console, len(runs))
 
         def done(r):
             if r["error"]:
                 failures.append(r)
             progress.update(bar, advance=1, failed=f"[red]{len(failures)} failed[/]" if failures else "")
-            if not console.is_terminal:
-                console.print(log_line(r, next(count), len(runs)), markup=False, highlight=False)
+            log(r)
         execute(runs, out, args.address, args.parallel, done, resume=args.resume)
     manifest = {"scenario": str(args.scenario), "runtime": args.runtime, "axes": axes, "seeds": seeds,
                 "runs": [{k: v for k, v in r.items() if k not in ("config", "metrics")} for r in runs]}

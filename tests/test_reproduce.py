@@ -47,7 +47,8 @@ def test_the_claims_the_scaled_down_model_must_keep_hold(quick):
             if line.startswith(("| Fig. ", "| Table 1", "| LL-W1"))}
     assert not any("| not measured |" in line for line in rows.values())
     for claim in ("run bursts per second track the model at every utilization",
-                  "the owner's realized utilization equals the target", "local delay ratio about 1 % at c = 100 µs", "under 5 % at 300 µs", "8 % at 500 µs",
+                  "the owner's realized utilization equals the target", "local delay ratio about 1 % at c = 100 µs",
+                  "under 5 % at 300 µs", "8 % at 500 µs",
                   "the foreign job uses over 90 % of the idle cycles",
                   "lingering finishes first for owner episodes shorter than the linger time, eviction after",
                   "above 50 %, lingering slows the job dramatically",
