@@ -27,6 +27,7 @@ import numpy as np
 
 from emu import sweep
 from emu.scenario import SCENARIOS, ScenarioError
+from emu.workload import offered_load
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "reproductions"
 
@@ -84,6 +85,11 @@ def ratio(a: list[dict], b: list[dict], name: str) -> tuple[float, float]:
     same owners and workload, so the pairing removes most of the noise)."""
     x, y = by_seed(a, name), by_seed(b, name)
     return mean_ci([x[s] / y[s] for s in sorted(x) if s in y and y[s]])
+
+
+def offered(records: list[dict]) -> tuple[float, float]:
+    """Mean and 95 % interval over seeds of the runs' offered load (`emu.workload.offered_load`)."""
+    return mean_ci([offered_load(r["config"]) for r in {r["seed"]: r for r in records}.values()])
 
 
 def figure(plots, name: str, panels: int, draw) -> None:

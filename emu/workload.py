@@ -37,7 +37,7 @@ import numpy as np
 
 from actors.job import Job
 from emu import units
-from emu.scenario import ScenarioError
+from emu.scenario import ScenarioError, node_specs
 
 
 def generate(scenario: dict, n_nodes: int) -> list[Job]:
@@ -52,6 +52,17 @@ def generate(scenario: dict, n_nodes: int) -> list[Job]:
         if job.group >= 0:                  # a parallel job is named by its first task's id
             job.group = groups.setdefault(job.group, new_id)
     return jobs
+
+
+def offered_load(scenario: dict) -> float:
+    """The CPU work a scenario's jobs bring over what its cluster can do while they are submitted (spec 000
+    Appendix B): their dedicated CPU time, summed, over the nodes' capacity during the submission span. Above 1
+    the jobs must queue however they are placed, and a sum of response times follows the backlog. It depends
+    on the scenario and seed only (the jobs are drawn, not run), so a report can give it for runs read back."""
+    specs = node_specs(scenario)
+    jobs = generate(scenario, len(specs))
+    span = max(j.arrival for j in jobs) - min(j.arrival for j in jobs)
+    return sum(j.work for j in jobs) / (sum(s["speed"] for s in specs) * span) if span > 0 else float("nan")
 
 
 def _stream(w: dict, rng, n_nodes: int, file: str, index: int, seed: int) -> list[Job]:

@@ -7,6 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from emu.workload import offered_load
 from policies.ls_re import LoadSharing
 from policies.m_reservation import MemoryReservation
 from tests.conftest import assert_balanced, load, run
@@ -210,3 +211,12 @@ def test_reservation_reserves_migrates_and_releases(small_runs):
     # CPU service is the same under both policies (spec 000 §6 oracle 2)
     cpu = [r["summary"]["metrics"]["total_cpu_time"] for r in small_runs.values()]
     assert cpu[0] == pytest.approx(cpu[1], rel=1e-6)
+
+
+@pytest.mark.parametrize("jobs, span, derived", [(359, 3586, 2.51), (777, 3582, 5.44)])
+def test_offered_load_is_spec_000s_derived_figure(jobs, span, derived):
+    """Spec 000 Appendix B derives the SPEC traces' offered load from Table 1 and the job counts (uniform
+    program choice); the drawn traces carry it, within the sampling spread of a few hundred jobs."""
+    drawn = [offered_load(load("p000/spec.toml", f"workload.jobs={jobs}", f'workload.arrival.span="{span} s"',
+                               f"seed={seed}")) for seed in (1, 2, 3)]
+    assert sum(drawn) / 3 == pytest.approx(derived, rel=0.08)

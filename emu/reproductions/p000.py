@@ -7,7 +7,7 @@ percentage points of the paper's figure (the issue's band).
 """
 from __future__ import annotations
 
-from emu.reproduce import Claim, Experiment, figure, fmt, mean_ci, metric, ratio, select
+from emu.reproduce import Claim, Experiment, figure, fmt, mean_ci, metric, offered, ratio, select
 
 TITLE = ('Chen, Xiao and Zhang, "Adaptive and Virtual Reconfigurations for Effective Dynamic Job Scheduling in '
          'Cluster Systems", ICDCS 2002 (paper 000)')
@@ -65,16 +65,18 @@ def _reduction(records: list[dict], name: str) -> tuple[float, float]:
 def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
     traces = sorted({int(k.split("-t")[1]) for k in records})
     claims, lines = [], ["## Reductions by V-Reconfiguration against G-Loadsharing, per trace", "",
-                         "Paired by seed; mean ± 95 % interval in percent (paper's figure in brackets).", ""]
+                         "Paired by seed; mean ± 95 % interval in percent (paper's figure in brackets). *Offered "
+                         "load*: the trace's CPU work over the cluster's capacity during its submission span "
+                         "(`emu.workload.offered_load`); above 1, jobs queue however they are placed.", ""]
     red = {}
     for group in GROUPS:
         metrics = list(PAPER[group])
         lines += [f"### {'SPEC' if group == 'spec' else 'App'} traces", "",
-                  "| trace | " + " | ".join(NAMES[m] for m in metrics) + " | blocked time (G) | idle memory while "
-                  "blocked (G, MB) | reservations (V) | migrations (V) |", "|---" * (len(metrics) + 5) + "|"]
+                  "| trace | offered load | " + " | ".join(NAMES[m] for m in metrics) + " | blocked time (G) | idle memory while "
+                  "blocked (G, MB) | reservations (V) | migrations (V) |", "|---" * (len(metrics) + 6) + "|"]
         for t in traces:
             rec = records[f"{group}-t{t}"]
-            cells = []
+            cells = [fmt(*offered(rec), 2)]
             for m in metrics:
                 red[group, m, t] = _reduction(rec, m)
                 paper = PAPER[group][m][t - 1]
