@@ -81,40 +81,44 @@ def encode_batch(envelopes: list[Envelope]) -> bytes:
                          use_bin_type=True)
 
 
+# per kind: the payload fields it must carry, those of them that are non-negative numbers, non-negative integers
+_FIELDS = {kind: (fields, [f for f in fields if f in NUMBERS], [f for f in fields if f in INTEGERS])
+           for kind, fields in KINDS.items()}
+_REAL = (int, float)        # what msgpack decodes a number to (bool is not one: `type`, not `isinstance`)
+
+
 def _check(i: int, item) -> Envelope:
     where = f"envelope #{i}"
-    if not isinstance(item, (list, tuple)) or len(item) != 6:
+    if type(item) not in (list, tuple) or len(item) != 6:
         raise MessageError(f"{where}: expected a 6-item array (deliver_at, sender, seq, kind, payload, dest), "
                            f"got {type(item).__name__} of length {len(item) if hasattr(item, '__len__') else '?'}")
     deliver_at, sender, seq, kind, payload, dest = item
-    if not isinstance(deliver_at, (int, float)) or isinstance(deliver_at, bool) or not math.isfinite(deliver_at) \
-            or deliver_at < 0:
+    if type(deliver_at) not in _REAL or not 0 <= deliver_at < math.inf:
         raise MessageError(f"{where}: field 'deliver_at': expected a finite non-negative number, got {deliver_at!r}")
     for name, value, least in (("sender", sender, 0), ("seq", seq, 0), ("dest", dest, ALL)):
-        if not isinstance(value, int) or isinstance(value, bool) or value < least:
+        if type(value) is not int or value < least:
             what = "a node id or -1 (broadcast)" if name == "dest" else "a non-negative integer"
             raise MessageError(f"{where}: field '{name}': expected {what}, got {value!r}")
-    if kind not in KINDS:
+    if kind not in _FIELDS:
         raise MessageError(f"{where}: field 'kind': expected one of {sorted(KINDS)}, got {kind!r}")
-    if not isinstance(payload, dict):
+    if type(payload) is not dict:
         raise MessageError(f"{where} ({kind}): field 'payload': expected a map, got {type(payload).__name__}")
-    missing = [f for f in KINDS[kind] if f not in payload]
-    if missing:
-        raise MessageError(f"{where} ({kind}): field 'payload.{missing[0]}': missing")
-    if "sent" in payload and (not isinstance(payload["sent"], (int, float)) or isinstance(payload["sent"], bool)
-                              or not 0 <= payload["sent"] <= deliver_at):
+    fields, numbers, integers = _FIELDS[kind]
+    for name in fields:
+        if name not in payload:
+            raise MessageError(f"{where} ({kind}): field 'payload.{name}': missing")
+    sent = payload.get("sent", 0)
+    if type(sent) not in _REAL or not 0 <= sent <= deliver_at:
         raise MessageError(f"{where} ({kind}): field 'payload.sent': expected the send time, at most deliver_at, "
-                           f"got {payload['sent']!r}")
-    for name in NUMBERS.intersection(KINDS[kind]):
-        value = payload[name]
-        if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 <= value < math.inf:
+                           f"got {sent!r}")
+    for name in numbers:
+        if type(payload[name]) not in _REAL or not 0 <= payload[name] < math.inf:
             raise MessageError(f"{where} ({kind}): field 'payload.{name}': expected a non-negative number, "
-                               f"got {value!r}")
-    for name in INTEGERS.intersection(KINDS[kind]):
-        value = payload[name]
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                               f"got {payload[name]!r}")
+    for name in integers:
+        if type(payload[name]) is not int or payload[name] < 0:
             raise MessageError(f"{where} ({kind}): field 'payload.{name}': expected a non-negative integer, "
-                               f"got {value!r}")
+                               f"got {payload[name]!r}")
     return Envelope(float(deliver_at), sender, seq, kind, payload, dest)
 
 
