@@ -42,6 +42,15 @@ def test_shipped_burst_table_has_the_properties_its_header_claims():
     assert min(r[1] for r in rows) == pytest.approx(0.00625)           # LDR(100 us) peaks near 1.6 %
 
 
+def test_exponential_burst_table_is_the_shipped_one_with_squared_cv_1():
+    """Fig. 12's sensitivity row (reproduce p004) must differ from the shipped table in the variances only."""
+    shipped, scv1 = read_bursts(str(BURSTS)), read_bursts(str(BURSTS.parent / "bursts-scv1.csv"))
+    assert [(u, rm, im) for u, rm, _, im, _ in shipped] == [(u, rm, im) for u, rm, _, im, _ in scv1]
+    for u, rm, rv, im, iv in scv1:
+        assert rv == pytest.approx(rm * rm, rel=1e-4) and iv == pytest.approx(im * im, rel=1e-4)
+        assert h2(im, iv)[0] == 1.0                     # no H2 at squared CV 1: the exponential
+
+
 def test_burst_table_interpolates_and_keeps_utilization_outside_its_levels():
     table = BurstTable(read_bursts(str(BURSTS)))
     a, b = table.moments(0.2), table.moments(0.25)
