@@ -160,6 +160,18 @@ def synthetic(rng, count: int, o: dict) -> tuple[list, list]:
     return cpu[:count], keyboard[:count]
 
 
+def nonidle_fractions(rng, n_nodes: int, o: dict) -> list[float]:
+    """Each synthetic node's share of time nonidle. With `nonidle_spread` = 0 (the default) every node has
+    `nonidle_fraction`; above, machines differ, as real ones do (some owners are rarely at their desk): a Beta
+    of that mean and standard deviation per node, kept within 1-99 %. The paper publishes only the mean; the
+    spread is for sensitivity studies (docs/p004.md)."""
+    f, spread = o["nonidle_fraction"], o["nonidle_spread"]
+    if spread == 0:
+        return [f] * n_nodes
+    k = f * (1 - f) / spread ** 2 - 1           # the Beta's concentration: its variance is f (1 - f) / (k + 1)
+    return np.clip(rng.beta(f * k, (1 - f) * k, n_nodes), 0.01, 0.99).tolist()
+
+
 def _band(rng, bands, cumulative) -> float:
     low, high = bands[min(int(np.searchsorted(cumulative, rng.random(), side="right")), len(bands) - 1)]
     return low + (high - low) * rng.random()
@@ -205,8 +217,8 @@ def owners(scenario: dict, n_nodes: int) -> list[dict | None]:
         return [owner(i, cpu, flags) if i < k else None for i in range(n_nodes)]
     if o["activity"] == "synthetic":
         out = []
-        for i in range(n_nodes):
-            cpu, keyboard = synthetic(rng(3, i), count, o)
+        for i, f in enumerate(nonidle_fractions(rng(4, 0), n_nodes, o)):
+            cpu, keyboard = synthetic(rng(3, i), count, {**o, "nonidle_fraction": f})
             out.append(owner(i, cpu, by_threshold(cpu, keyboard)))
         return out
     machines, has_idle = read_activity(o["trace"])

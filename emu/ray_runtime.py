@@ -20,7 +20,9 @@ import time
 import numpy as np
 
 FAITHFUL_WAKE_MS = 5.0      # p99 wake lateness (wall ms) beyond which a paced run is not faithful (the bar)
-LOCAL_INIT = dict(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR",
+# The embedded Ray is always a new one of this process's own ("local"): a bare ray.init() would join the last
+# cluster started on the machine (`ray start`, a test's multi-node cluster) and fail on num_cpus
+LOCAL_INIT = dict(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR",
                   object_store_memory=128 * 2**20)
 
 

@@ -150,6 +150,7 @@ SCHEMA = {
         "trace": F("str", None),
         "span": F("time", "4 h", positive=True),
         "nonidle_fraction": F("number", 0.46, positive=True),
+        "nonidle_spread": F("number", 0.0, minimum=0),
         "nonidle_median": F("time", "4 min", positive=True),
         "episode_sigma": F("number", 1.5, positive=True),
         "low_share": F("number", 0.76, minimum=0),
@@ -165,6 +166,13 @@ SCHEMA = {
         "time": F("time", "1e7 s", positive=True),
     }),
 }
+
+
+def defaults(schema: dict = SCHEMA) -> dict:
+    """Every field's default, nested as in a scenario (for a list of tables, the defaults of one item)."""
+    return {key: defaults(f.schema) if f.schema and f.kind in ("table", "list")
+            else None if f.default is None else _value(f"default of '{key}'", f, f.default)
+            for key, f in schema.items()}
 
 
 def _value(where: str, f: F, raw):
@@ -296,6 +304,11 @@ def _check_owner(path: str, base: Path, o: dict) -> None:
         raise ScenarioError(f"{path}: field 'owner.high_share': expected low_share + high_share <= 1")
     if o["nonidle_fraction"] >= 1:
         raise ScenarioError(f"{path}: field 'owner.nonidle_fraction': expected less than 1")
+    f = o["nonidle_fraction"]
+    if o["nonidle_spread"] ** 2 >= f * (1 - f):
+        raise ScenarioError(f"{path}: field 'owner.nonidle_spread': expected a standard deviation under "
+                            f"sqrt(f (1 - f)) = {math.sqrt(f * (1 - f)):.3f} for nonidle_fraction f = {f:g}, "
+                            f"got {o['nonidle_spread']:g}")
     if o["activity"] == "none":
         return
     if o["activity"] == "trace" and o["trace"] is None:

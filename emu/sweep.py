@@ -158,16 +158,31 @@ def outcome(summary: dict) -> dict:
 
 def finished(r: dict, out: Path) -> dict | None:
     """The outcome of a run that an earlier sweep into `out` already finished, or None: its folder holds a
-    summary.json of the same scenario (every field but the file's path) and runtime. What is compared is the
-    scenario, not the code: after a change to the emulator that alters results, start a new folder."""
+    summary.json of the same scenario (every field but the file's path; a field added to the schema since, at
+    its default, does not count) and runtime. What is compared is the scenario, not the code: after a change
+    to the emulator that alters results, start a new folder."""
     try:
         summary = json.loads((out / r["dir"] / "summary.json").read_text())
     except (OSError, ValueError):
         return None
-    same = json.loads(json.dumps(results.json_safe({**r["config"], "file": None})))
-    if summary.get("runtime") != r["runtime"] or {**summary.get("config", {}), "file": None} != same:
+    now = json.loads(json.dumps(results.json_safe({**r["config"], "file": None})))
+    default = json.loads(json.dumps(results.json_safe(scenario.defaults())))
+    if summary.get("runtime") != r["runtime"] or not _same({**summary.get("config", {}), "file": None}, now, default):
         return None
     return outcome(summary)
+
+
+def _same(stored, now, default) -> bool:
+    """Whether a finished run's scenario is this one: equal, but for fields added to the schema since it ran,
+    which must hold their defaults here (a new field's default is the behaviour from before it)."""
+    if isinstance(stored, dict) and isinstance(now, dict):
+        default = default if isinstance(default, dict) else {}
+        return stored.keys() <= now.keys() and all(
+            _same(stored[k], v, default.get(k)) if k in stored else k in default and v == default[k]
+            for k, v in now.items())
+    if isinstance(stored, list) and isinstance(now, list):     # a list of tables: `default` is one item's
+        return len(stored) == len(now) and all(_same(a, b, default) for a, b in zip(stored, now))
+    return stored == now
 
 
 def run_log(console, total: int):

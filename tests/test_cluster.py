@@ -49,6 +49,15 @@ def test_a_scenario_runs_across_the_nodes_and_agrees_with_inline(cluster, tmp_pa
         [(str(j["job"]), repr(j["finish"]), j["nodes"]) for j in inline["jobs"]]
 
 
+def test_an_embedded_run_starts_its_own_ray_beside_a_running_cluster(cluster, tmp_path):
+    """Without --address nowemu embeds a Ray of its own, even while another cluster runs on the machine (a bare
+    ray.init() would join that one, and fail on num_cpus)."""
+    proc = nowemu("--runtime", "stepped", "--out", str(tmp_path / "run"), "--set", "workload.jobs=20")
+    stdout, stderr = proc.communicate(timeout=300)
+    assert proc.returncode == 0, stderr
+    assert "on 1 Ray node(s)" in stdout
+
+
 def test_losing_a_node_mid_run_ends_with_a_report_of_what_was_lost(cluster, tmp_path):
     c, workers = cluster
     out = tmp_path / "run"

@@ -137,6 +137,21 @@ def test_cluster_with_owners_balances_in_both_modes():
         assert any(e["event"] in ("idle", "nonidle") and e["time"] > 0 for e in result["events"])
 
 
+def test_nonidle_spread_makes_machines_differ_around_the_same_mean():
+    alike = owners(load("p004/ll_c1.toml"), 64)
+    assert alike == owners(load("p004/ll_c1.toml", "owner.nonidle_spread=0"), 64)     # the default draws nothing
+    shares = {}
+    for spread in (0, 0.35):
+        drawn = [np.mean(o["nonidle"]) for o in owners(load("p004/ll_c1.toml", f"owner.nonidle_spread={spread}",
+                                                            'owner.span="12 h"'), 64)]
+        shares[spread] = (np.mean(drawn), np.std(drawn))
+        assert shares[spread][0] == pytest.approx(0.46, abs=0.06)
+    assert shares[0.35][1] > 1.3 * shares[0][1]
+    with pytest.raises(ScenarioError, match=r"owner.nonidle_spread.: expected a standard deviation under "
+                                            r"sqrt.f .1 - f.. = 0.498"):
+        load("p004/ll_c1.toml", "owner.nonidle_spread=0.5")
+
+
 def test_activity_trace_is_read_and_assigned(tmp_path):
     trace = tmp_path / "activity.csv"
     rows = ["machine,cpu,keyboard"] + [f"{m},{0.5 if k % 10 < 3 else 0.0},{int(k % 50 == 0)}"

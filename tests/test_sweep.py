@@ -119,6 +119,24 @@ def test_resume_reads_the_runs_that_finished_with_the_same_scenario_and_no_other
     assert sweep.finished(again[0], tmp_path) is not None and sweep.finished(again[1], tmp_path) is None
 
 
+def test_resume_reads_a_run_older_than_a_new_field_only_if_the_field_is_at_its_default(tmp_path):
+    """A field added to the schema after a run finished, at its default (the old behaviour), does not make the
+    run another scenario; set to anything else, it does."""
+    _, runs = sweep.plan(QUICKSTART, ["workload.jobs=20"], 1, "inline")
+    sweep.run_one(runs[0]["config"], "inline", str(tmp_path / runs[0]["dir"]))
+    path = tmp_path / runs[0]["dir"] / "summary.json"
+    summary = json.loads(path.read_text())
+    del summary["config"]["owner"]["nonidle_spread"]                  # as written before the field existed
+    del summary["config"]["workload"][0]["nonmigratable"]
+    path.write_text(json.dumps(summary))
+    assert sweep.finished(runs[0], tmp_path) is not None
+    _, spread = sweep.plan(QUICKSTART, ["workload.jobs=20", "owner.nonidle_spread=0.1"], 1, "inline")
+    assert sweep.finished(spread[0], tmp_path) is None
+    summary["config"]["owner"]["retired_field"] = 1                  # a field the schema no longer has
+    path.write_text(json.dumps(summary))
+    assert sweep.finished(runs[0], tmp_path) is None
+
+
 @pytest.mark.parametrize("command", [["sweep", QUICKSTART], ["reproduce", "p000"]])
 def test_resume_needs_the_folder_to_pick_up(command, capsys):
     assert cli.main([*command, "--resume"]) == 2
