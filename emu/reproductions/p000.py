@@ -72,8 +72,9 @@ def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
     for group in GROUPS:
         metrics = list(PAPER[group])
         lines += [f"### {'SPEC' if group == 'spec' else 'App'} traces", "",
-                  "| trace | offered load | " + " | ".join(NAMES[m] for m in metrics) + " | blocked time (G) | idle memory while "
-                  "blocked (G, MB) | reservations (V) | migrations (V) |", "|---" * (len(metrics) + 6) + "|"]
+                  "| trace | offered load | " + " | ".join(NAMES[m] for m in metrics) + " | blocked time (G) | "
+                  "idle memory while blocked (G, MB) | reservations (V) | migrations (V) |",
+                  "|---" * (len(metrics) + 6) + "|"]
         for t in traces:
             rec = records[f"{group}-t{t}"]
             cells = [fmt(*offered(rec), 2)]
