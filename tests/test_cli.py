@@ -50,3 +50,15 @@ def test_bench_without_simpy_says_what_to_install(monkeypatch, capsys, tmp_path)
     assert cli.main(["bench", "--quick", "--out", str(tmp_path / "b.md")]) == 2
     err = capsys.readouterr().err
     assert '.[bench]' in err and err.count("\n") == 1 and not (tmp_path / "b.md").exists()
+
+
+def test_bench_reads_the_head_of_every_full_reproduction_report():
+    """docs/benchmarks.md's table of full reproductions comes from the reports' heads: a change to the head
+    that the bench cannot read must fail here, not leave the table empty."""
+    from emu import bench
+    from emu.reproduce import DOCS
+    full = sorted(p.name for p in DOCS.glob("p*.md") if not p.stem.endswith("-quick"))
+    rows = bench.reproductions()
+    assert full and sorted(r["report"].rsplit("/", 1)[1] for r in rows) == full
+    assert all(r["runs"] > 0 and r["run_time"] > 0 and 0 <= r["read_back"] <= r["runs"] for r in rows)
+
