@@ -475,13 +475,13 @@ REPORT_HEAD = re.compile(r"on (.+? UTC): (\d+) runs \(\w+, (\d+) s of run time s
                          r"wall time(?: \(this invocation, which read (\d+) of the runs)?")
 
 
-def reproductions(folder: Path | None = None) -> list[dict]:
+def reproductions() -> list[dict]:
     """What the full reproductions' reports say they took: report, date, runs, runs read back from an earlier
     invocation, summed run time and wall time (s), and the aim (s, or None). A report whose runs were read
     back does not measure the reproduction's wall time; its aim is then not judged."""
     from emu.reproduce import DOCS
     rows = []
-    for path in sorted((folder or DOCS).glob("p*.md")):
+    for path in sorted(DOCS.glob("p*.md")):
         if path.stem.endswith("-quick"):
             continue
         head = REPORT_HEAD.search(path.read_text())
