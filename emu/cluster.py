@@ -3,11 +3,10 @@ the jobs whose home it is) plus the load collector and, on a shared medium, the 
 participant in this process (`make`) or inside a Ray actor, and both get the same object."""
 from __future__ import annotations
 
-import numpy as np
-
 import policies
 from actors.participant import Bus, Collector
 from actors.workstation import Workstation
+from emu import streams
 from emu.owners import owners
 from emu.scenario import node_specs
 from emu.workload import generate
@@ -15,7 +14,7 @@ from emu.workload import generate
 
 def node_seed(seed: int, node: int) -> int:
     """Each workstation's own random stream, derived from (scenario seed, workstation id) only."""
-    return int(np.random.SeedSequence([seed, 1, node]).generate_state(1, dtype=np.uint64)[0])
+    return streams.integer_seed(seed, streams.NODE, node)
 
 
 def blueprints(scenario: dict) -> list[dict]:

@@ -23,6 +23,7 @@ import math
 
 import numpy as np
 
+from emu import streams
 from emu.scenario import SCENARIOS, ScenarioError
 
 BURSTS = SCENARIOS / "data" / "bursts.csv"
@@ -195,11 +196,8 @@ def owners(scenario: dict, n_nodes: int) -> list[dict | None]:
     horizon = scenario["stop"]["time"] if scenario["stop"]["when"] == "time" else o["span"]
     count = max(1, math.ceil(horizon / period))
 
-    def rng(stream: int, node: int):
-        return np.random.default_rng(np.random.SeedSequence([seed, stream, node]))
-
     def owner(node: int, cpu, flags) -> dict:
-        burst_seed = int(np.random.SeedSequence([seed, 2, node]).generate_state(1, dtype=np.uint64)[0])
+        burst_seed = streams.integer_seed(seed, streams.OWNER_BURSTS, node)
         return {"utilization": [float(u) for u in cpu], "nonidle": [int(x) for x in flags], "period": period,
                 "bursts": bursts, "seed": burst_seed}
 
@@ -217,13 +215,13 @@ def owners(scenario: dict, n_nodes: int) -> list[dict | None]:
         return [owner(i, cpu, flags) if i < k else None for i in range(n_nodes)]
     if o["activity"] == "synthetic":
         out = []
-        for i, f in enumerate(nonidle_fractions(rng(4, 0), n_nodes, o)):
-            cpu, keyboard = synthetic(rng(3, i), count, {**o, "nonidle_fraction": f})
+        for i, f in enumerate(nonidle_fractions(streams.generator(seed, streams.OWNER_SPREAD, 0), n_nodes, o)):
+            cpu, keyboard = synthetic(streams.generator(seed, streams.OWNER_ACTIVITY, i), count, {**o, "nonidle_fraction": f})
             out.append(owner(i, cpu, by_threshold(cpu, keyboard)))
         return out
     machines, has_idle = read_activity(o["trace"])
     names = sorted(machines)
-    pick = rng(3, 0)
+    pick = streams.generator(seed, streams.OWNER_ACTIVITY, 0)
     order = pick.permutation(len(names)) if len(names) >= n_nodes else pick.integers(0, len(names), n_nodes)
     out = []
     for i in range(n_nodes):

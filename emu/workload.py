@@ -36,14 +36,14 @@ import math
 import numpy as np
 
 from actors.job import Job
-from emu import units
+from emu import streams, units
 from emu.scenario import ScenarioError, node_specs
 
 
 def generate(scenario: dict, n_nodes: int) -> list[Job]:
     jobs = []
     for i, stream in enumerate(scenario["workload"]):
-        rng = np.random.default_rng(np.random.SeedSequence([scenario["seed"], 0, i]))
+        rng = streams.generator(scenario["seed"], streams.WORKLOAD, i)
         jobs += _stream(stream, rng, n_nodes, scenario["file"], i, scenario["seed"])
     jobs.sort(key=lambda j: (j.arrival, j.home))
     groups: dict[int, int] = {}
@@ -79,7 +79,7 @@ def _stream(w: dict, rng, n_nodes: int, file: str, index: int, seed: int) -> lis
     times = times + arrival["start"]
     homes = rng.integers(0, n_nodes, n) if w["home"] == "uniform" else np.arange(n) % n_nodes
     life = w["lifetime"]
-    pinned = np.random.default_rng(np.random.SeedSequence([seed, 2, index])).random(n) < w["nonmigratable"]
+    pinned = streams.generator(seed, streams.NONMIGRATABLE, index).random(n) < w["nonmigratable"]
     jobs = []
     for k in range(n):
         program = ""

@@ -45,3 +45,18 @@ def test_owners_and_parallel_jobs_are_identical_inline_and_stepped(ray_local, tm
     stepped = run(name, *overrides, runtime="stepped")
     assert jobs_csv(inline, tmp_path / "inline") == jobs_csv(stepped, tmp_path / "stepped")
     assert_balanced(stepped)
+
+
+def test_every_random_stream_is_drawn_through_one_registry_of_distinct_purposes():
+    """Two purposes drawing from one stream correlate what should be independent (a job stream's
+    nonmigratable flags once shared a stream with node i's owner bursts): every purpose has its own number,
+    and nothing outside `emu.streams` derives a stream of its own."""
+    import pathlib
+
+    from emu import streams
+    purposes = {name: v for name, v in vars(streams).items() if name.isupper() and isinstance(v, int)}
+    assert len(set(purposes.values())) == len(purposes) >= 6
+    root = pathlib.Path(__file__).resolve().parents[1]
+    rogue = [str(p.relative_to(root)) for d in ("emu", "actors", "policies") for p in (root / d).rglob("*.py")
+             if "SeedSequence" in p.read_text() and p.name != "streams.py"]
+    assert rogue == []
