@@ -450,9 +450,9 @@ class Workstation(Participant):
         env, job = item
         kind = env.kind
         if kind == "load_index":      # the collector holds every node's latest report: it replaces the view
-            self.index = {r["node"]: r for r in env.payload["reports"] if r["node"] != self.id}
+            self.index = {r["node"]: r for r in env.payload["reports"]}
+            self.reported = self.index.pop(self.id, None)
             self.view_version += 1
-            self.reported = next((r for r in env.payload["reports"] if r["node"] == self.id), None)
             self._view_refreshed()
         elif kind == "sync":             # a parallel task's partner ended a compute phase
             p = env.payload

@@ -91,7 +91,8 @@ class LoadSharing(Policy):
         jobs = self.movable(node)
         if not jobs:
             return False
-        return not self.takers(node, min(j.demand() for j in jobs))
+        smallest = min(j.demand() for j in jobs)
+        return not any(r["idle"] >= smallest for _, r in self.open_peers(node))
 
     def report(self, node) -> dict:
         return {"blocked": self.blocked(node)}
