@@ -154,7 +154,7 @@ def synthetic(rng, count: int, o: dict) -> tuple[list, list]:
         # takes its share of the bias unchanged) and entered at a uniform point. Starting a fresh episode at
         # time 0 instead made the first hour 48.2 % nonidle on average, not 46 % (tests/test_owner.py). The
         # keyboard still counts as long quiet before the start (`nonidle_flags`): a node entered in the last
-        # minute of a nonidle episode reads idle early, which costs about 0.03 points of nonidle time an hour.
+        # minute of a nonidle episode reads idle early, by less than that minute.
         biased = first and (not nonidle or rng.random() < active_mean / nonidle_mean)
         shift = sigma ** 2 if biased else 0.0
         if nonidle:

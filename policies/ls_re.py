@@ -91,8 +91,7 @@ class LoadSharing(Policy):
         jobs = self.movable(node)
         if not jobs:
             return False
-        smallest = min(j.demand() for j in jobs)
-        return not any(r["idle"] >= smallest for _, r in self.open_peers(node))
+        return not self.takers(node, min(j.demand() for j in jobs))
 
     def report(self, node) -> dict:
         return {"blocked": self.blocked(node)}

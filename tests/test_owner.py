@@ -127,7 +127,7 @@ def test_synthetic_trace_matches_the_published_shares():
 def test_synthetic_owners_start_stationary():
     """A run starts at a random moment of the owners' day, so its first hour is nonidle the long-run 46 % of
     the time on average (Table 1's throughput is measured over that hour). Starting a fresh episode at time 0
-    made it 48.3 %: the first episode is entered length-biased, at a uniform point. 100 seeds x 64 nodes;
+    made it 48.2 %: the first episode is entered length-biased, at a uniform point. 100 seeds x 64 nodes;
     the sampling error of the mean is about 0.4 points."""
     hour = ('stop.when="time"', 'stop.time="1 h"')
     shares = [np.mean([o["nonidle"] for o in owners(load("p004/ll_c1.toml", *hour, f"seed={seed}"), 64)])

@@ -26,9 +26,9 @@ def test_every_run_is_written_and_nothing_failed(quick):
     assert folders == {"fig7", "fig8", "wl1", "wl2", "thr1", "thr2", "pause1", "pause2", "fig11-idle", "fig11a",
                        "fig11b", "fig12-idle", "fig12", "fig12-scv1"} | fig13
     # fig7: 4 levels x 3 switches x 2 seeds; fig8: 2 policies x 5 episodes; wl1, wl2, thr2: 4 policies x 2
-    # seeds; thr1: 4 policies x 8 seeds (an hour of owners is a small sample); pause1, pause2: 3 pauses x 2 seeds; fig11: 2 idle + 3 levels x 2 + 3 x 2 x 2; fig12: 3
-    # granularities x (2 idle + 2 x 2 x 2 + 2 with exponential bursts); fig13: 3 idle counts x 4 variants x 2
-    # levels x 2 seeds
+    # seeds; thr1: 4 policies x 8 seeds (an hour of owners is a small sample); pause1, pause2: 3 pauses x 2
+    # seeds; fig11: 2 idle + 3 levels x 2 + 3 x 2 x 2; fig12: 3 granularities x (2 idle + 2 x 2 x 2 + 2 with
+    # exponential bursts); fig13: 3 idle counts x 4 variants x 2 levels x 2 seeds
     assert sum(1 for _ in runs.rglob("summary.json")) == 24 + 10 + 3 * 8 + 32 + 2 * 6 + 2 + 6 + 12 + 6 + 24 + 6 + 48
     assert "Scaled-down variant" in text and "run(s) failed" not in text
 

@@ -75,7 +75,7 @@ def experiments(quick: bool, seeds: int | None) -> list[Experiment]:
             "owner.duration=" + ",".join(f'"{d} s"' for d in _episodes(quick))], 1),
         Experiment("wl1", "p004/ll_c1.toml", [policies, *small, *(["workload.jobs=32"] if quick else [])], n),
         Experiment("wl2", "p004/ll_c1.toml", [policies, *small, *wl2], n),
-        # an hour of the owners is a small sample of their time (64 heavy-tailed owners: nonidle 46 % +- 3.5
+        # an hour of the owners is a small sample of their time (64 heavy-tailed owners: nonidle 46 % +- 4
         # points from seed to seed), and IE's and PM's throughput follows it: four times the seeds
         Experiment("thr1", "p004/ll_c1.toml", [policies, *small, *(["workload.jobs=32"] if quick else []), *closed],
                    4 * n),
