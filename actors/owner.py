@@ -204,14 +204,15 @@ class Owner:
 
     def stats(self) -> dict:
         """Owner CPU time, its delay by foreign jobs (LDR = delay / cpu, a ratio of sums: spec A11), bursts,
-        and the time the node was nonidle."""
+        the time the node was nonidle, and (fluid mode; None in fine mode, whose CPU does not split it) the
+        owner's CPU time with jobs ready, the only time they can delay it."""
         self._account()
         if self.fine:
             self.cpu.replan()
             p = self.process
             waiting = self.q.now - p.since if p.state == "ready" else 0.0
-            cpu, delay = p.cpu, p.queue + waiting
+            cpu, delay, with_jobs = p.cpu, p.queue + waiting, None
         else:
-            cpu, delay = self.cpu_time, self.delay
+            cpu, delay, with_jobs = self.cpu_time, self.delay, self.cpu_time - self.solo
         return {"cpu": cpu, "delay": delay, "ldr": delay / cpu if cpu > 0 else 0.0, "bursts": self.bursts,
-                "nonidle_time": self.nonidle_time, "solo": self.solo}
+                "nonidle_time": self.nonidle_time, "solo": self.solo, "cpu_with_jobs": with_jobs}

@@ -146,6 +146,9 @@ def owner_metrics(jobs, stats, horizon) -> dict:
     - owner_ldr: the owners' delay by foreign jobs over their CPU time (LDR, a ratio of sums: spec 004 A11);
     - fcsr: foreign CPU time over the owners' idle time (the time neither running nor waiting); it is the
       paper's FCSR where a foreign job is always ready on every such node (Fig. 7);
+    - owner_cpu_with_jobs: the share of the owners' CPU time during which a foreign job was ready, the only time
+      one can delay them (so owner_ldr / owner_cpu_with_jobs is the LDR beside jobs, Fig. 7's figure); fluid
+      mode only (fine mode's CPU does not split the owner's time by what waits);
     - owner_utilization, nonidle_fraction: means over those nodes and the run;
     - owner_burst_rate: the owners' run bursts (context switches to the owner) per second and node, counted in
       fine mode, expected in fluid mode (Fig. 3);
@@ -157,6 +160,8 @@ def owner_metrics(jobs, stats, horizon) -> dict:
     foreign = sum(j["cpu"] for j in jobs if j["class"] == "foreign")
     idle = len(owners) * horizon - cpu - delay
     return {"owner_ldr": delay / cpu if cpu > 0 else 0.0, "fcsr": foreign / idle if idle > 0 else 0.0,
+            **({"owner_cpu_with_jobs": sum(o["cpu_with_jobs"] for o in owners) / cpu}
+               if cpu > 0 and all(o["cpu_with_jobs"] is not None for o in owners) else {}),
             "owner_utilization": cpu / (len(owners) * horizon),
             "owner_burst_rate": sum(o["bursts"] for o in owners) / (len(owners) * horizon),
             "nonidle_fraction": sum(o["nonidle_time"] for o in owners) / (len(owners) * horizon),

@@ -77,6 +77,8 @@ def test_fine_and_fluid_modes_agree(u):
     assert fine["owner_ldr"] == pytest.approx(fluid["owner_ldr"], rel=0.05)
     assert fine["owner_burst_rate"] == pytest.approx(fluid["owner_burst_rate"], rel=0.03)   # Fig. 3's count
     assert fine["owner_utilization"] == pytest.approx(u, rel=0.03)      # the owner gets what it asked for
+    # a foreign job is always ready: all the owner's CPU time is beside it (fluid mode splits it; fine does not)
+    assert fluid["owner_cpu_with_jobs"] == pytest.approx(1.0) and "owner_cpu_with_jobs" not in fine
 
 
 def test_fig7_local_delay_ratio_and_cycle_stealing():

@@ -273,6 +273,18 @@ def _fig8(records, plots):
     return claims, L
 
 
+def _delay_why(runs) -> str:
+    """Splits Table 1's local delay into Fig. 7's delay ratio beside a foreign job and the share of the owners'
+    CPU time that had one beside it (the paper's own explanation of why its cluster figure is below 1 %)."""
+    share = statistics.mean(metric(runs, "owner_cpu_with_jobs"))
+    beside = statistics.mean(r["metrics"]["owner_ldr"] / r["metrics"]["owner_cpu_with_jobs"] for r in runs)
+    return (f"the ratio of the owners' total delay to their CPU time, over the family's run. Beside a foreign "
+            f"job it is {beside:.2%} (Fig. 7: about 1 %), and a job was ready during {share:.0%} of the owners' "
+            f"CPU time (128 jobs: every node hosts one until the family thins out). The paper puts its figure "
+            f"below Fig. 7's because not all nonidle nodes host a job; under 0.5 % needs a job beside under "
+            f"{0.005 / beside:.0%} of it")
+
+
 def _table1(records, plots):
     def size(wl):
         config = records[wl][0]["config"]
@@ -298,11 +310,14 @@ def _table1(records, plots):
         thr = records["thr" + wl[-1]]
         for p in POLICIES:
             stats[wl, p, "owner_ldr"] = mean_ci(metric(select(runs, policy=p), "owner_ldr"))
+            stats[wl, p, "owner_cpu_with_jobs"] = mean_ci(metric(select(runs, policy=p), "owner_cpu_with_jobs"))
             stats[wl, p, "throughput"] = mean_ci(metric(select(thr, policy=p), "foreign_cpu_rate"))
         L.append("| Throughput (CPU-s/s) | " + " | ".join(
             f"{TABLE1[wl][p][3]:g} \\| {fmt(*stats[wl, p, 'throughput'], 1)}" for p in POLICIES) + " |")
         L.append("| local CPU delay (%) | " + " | ".join(
             f"< 0.5 \\| {fmt(*stats[wl, p, 'owner_ldr'], 2, 100)}" for p in POLICIES) + " |")
+        L.append("| owners' CPU time beside a job (%) | " + " | ".join(
+            f"– \\| {fmt(*stats[wl, p, 'owner_cpu_with_jobs'], 0, 100)}" for p in POLICIES) + " |")
         L += [""]
     wl1 = {p: select(records["wl1"], policy=p) for p in POLICIES}
     for name, label, num, den, paper in (
@@ -314,10 +329,10 @@ def _table1(records, plots):
         m, half = ratio(wl1[num], wl1[den], name)
         claims.append(Claim("Table 1, wl 1", label, f"{SHORT[num]}/{SHORT[den]} = {paper:.2f} (±0.15)",
                             fmt(m, half), abs(m - paper) <= 0.15, "ratio paired by seed"))
-    worst = max(stats["wl1", p, "owner_ldr"][0] for p in ("linger_longer", "linger_forever"))
+    worst = max(("linger_longer", "linger_forever"), key=lambda p: stats["wl1", p, "owner_ldr"][0])
+    ldr = stats["wl1", worst, "owner_ldr"][0]
     claims.append(Claim("Table 1", "local CPU requests delayed under 0.5 % on average", "< 0.5 %",
-                        f"LL/LF up to {worst:.2%}", worst < 0.005,
-                        "nowemu's figure is the ratio of the owners' total delay to their CPU time"))
+                        f"LL/LF up to {ldr:.2%} ({SHORT[worst]})", ldr < 0.005, _delay_why(wl1[worst])))
     wl2 = [stats["wl2", p, "mean_response"][0] for p in POLICIES]
     spread = max(wl2) / min(wl2) - 1
     claims.append(Claim("Table 1, wl 2", "few jobs: all four policies about the same average job time",
