@@ -19,7 +19,6 @@ import math
 import os
 import platform
 import random
-import re
 import shlex
 import sys
 import time
@@ -470,25 +469,18 @@ P004_POLICIES = ("immediate_eviction", "pause_and_migrate", "linger_longer", "li
 REPRODUCTION_AIMS = {"p000": 600.0}     # seconds: issue 3's aim for the full `nowemu reproduce p000`
 
 
-# the head of a report, as emu.reproduce writes it
-REPORT_HEAD = re.compile(r"on (.+? UTC): (\d+) runs \(\w+, (\d+) s of run time summed over them\) in (\d+) s of "
-                         r"wall time(?: \(this invocation, which read (\d+) of the runs)?")
-
-
 def reproductions() -> list[dict]:
     """What the full reproductions' reports say they took: report, date, runs, runs read back from an earlier
     invocation, summed run time and wall time (s), and the aim (s, or None). A report whose runs were read
     back does not measure the reproduction's wall time; its aim is then not judged."""
-    from emu.reproduce import DOCS
+    from emu.reproduce import DOCS, read_head
     rows = []
     for path in sorted(DOCS.glob("p*.md")):
         if path.stem.endswith("-quick"):
             continue
-        head = REPORT_HEAD.search(path.read_text())
+        head = read_head(path.read_text())
         if head:
-            rows.append({"report": f"docs/reproductions/{path.name}", "date": head[1], "runs": int(head[2]),
-                         "run_time": float(head[3]), "wall": float(head[4]), "read_back": int(head[5] or 0),
-                         "aim": REPRODUCTION_AIMS.get(path.stem)})
+            rows.append({"report": f"docs/reproductions/{path.name}", **head, "aim": REPRODUCTION_AIMS.get(path.stem)})
     return rows
 
 

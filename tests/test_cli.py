@@ -52,6 +52,16 @@ def test_bench_without_simpy_says_what_to_install(monkeypatch, capsys, tmp_path)
     assert '.[bench]' in err and err.count("\n") == 1 and not (tmp_path / "b.md").exists()
 
 
+def test_report_head_reads_back_what_it_writes():
+    from emu.reproduce import _head, read_head
+    for resumed in (0, 17):
+        text = "Written by `nowemu reproduce p000` " + _head("2026-11-24 18:55 UTC", 60, "inline", 3269.4, 1937.2,
+                                                             resumed) + " on vm (Linux)."
+        assert read_head(text) == {"date": "2026-11-24 18:55 UTC", "runs": 60, "run_time": 3269.0, "wall": 1937.0,
+                                   "read_back": resumed}
+    assert read_head("no head here") is None
+
+
 def test_bench_reads_the_head_of_every_full_reproduction_report():
     """docs/benchmarks.md's table of full reproductions comes from the reports' heads: a change to the head
     that the bench cannot read must fail here, not leave the table empty."""
