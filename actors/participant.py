@@ -16,11 +16,9 @@ the bus bandwidth, in the order they reach it.
 """
 from __future__ import annotations
 
-import msgpack
-
 from actors.job import Job
 from actors.nic import NetworkInterface
-from emu.envelope import ALL, Envelope, MessageError
+from emu.envelope import ALL, Envelope, MessageError, packed
 from emu.kernel import MESSAGE, EventQueue
 
 HEADER_BYTES = 40     # the envelope's own fields on the wire
@@ -76,7 +74,7 @@ class Participant:
         """Send one message: its encoded size plus `extra` modelled bytes (a memory image) go over the link,
         and the fixed cost `fixed` is added on delivery. Returns the delivery time (None on a shared bus, where
         only the bus knows when the medium will be free)."""
-        size = len(msgpack.packb(payload, use_bin_type=True)) + HEADER_BYTES + extra
+        size = len(packed(payload)) + HEADER_BYTES + extra
         if self.bus is not None:
             self.post(self.bus, "relay", {"dest": dest, "kind": kind, "payload": payload, "size": size,
                                           "fixed": fixed}, self.q.now + self.nic.latency)
