@@ -131,8 +131,13 @@ def synthetic(rng, count: int, o: dict) -> tuple[list, list]:
       shape, their mean set so that a node is nonidle `nonidle_fraction` (46 %) of the time;
     - the active part has keyboard activity in a share `keyboard_active` of its samples, the last one always;
     - nonidle utilization is piecewise constant over exponential segments of mean `segment`, drawn from
-      three bands: under 10 % (`low_share`, 76 % of nonidle time), 10-80 %, and 80 % or more (`high_share`);
-      uniform within a band;
+      three bands: under 10 % (`low_share`), 10-80 %, and 80 % or more (`high_share`); uniform within a band.
+      Fig. 5a's shares cannot all hold (46 % nonidle and 76 % of nonidle time under 10 % make 89 % of all
+      time under 10 %, not its 82 %). The defaults keep its overall shares: 82 % of all time under 10 %
+      (`low_share` = (0.82 - 0.54) / 0.46 = 0.609 of nonidle time) and the rest of nonidle time split 13 : 7
+      (`high_share` = 0.391 x 7 / 20 = 0.137), i.e. 11.7 % and 6.3 % of all time against its 13 and 7, giving
+      up the 76 % (61 %). Keeping 76 % instead gives up the other three (89, 7.2 and 3.9 %) and leaves the
+      owners 8 % utilized on average, not the 12.5 % that spec §9's throughput bound implies (docs/p004.md);
     - idle utilization is uniform under `idle_utilization` (near zero: the paper's IE throughput, 34.6, is
       exactly 64 nodes x 54 % idle, which leaves no room for owner load on idle nodes);
     - the trace starts at a random moment of the owner's day (stationary), not at the start of an episode.
