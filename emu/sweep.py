@@ -158,18 +158,29 @@ def outcome(summary: dict) -> dict:
 
 def finished(r: dict, out: Path) -> dict | None:
     """The outcome of a run that an earlier sweep into `out` already finished, or None: its folder holds a
-    summary.json of the same scenario (every field but the file's path; a field added to the schema since, at
-    its default, does not count) and runtime. What is compared is the scenario, not the code: after a change
+    summary.json of the same scenario (every field but the file's path and those the run does not read, see
+    `_decisive`; a field added to the schema since, at its default, does not count) and runtime. What is compared is the scenario, not the code: after a change
     to the emulator that alters results, start a new folder."""
     try:
         summary = json.loads((out / r["dir"] / "summary.json").read_text())
     except (OSError, ValueError):
         return None
-    now = json.loads(json.dumps(results.json_safe({**r["config"], "file": None})))
+    now = _decisive(json.loads(json.dumps(results.json_safe({**r["config"], "file": None}))))
     default = json.loads(json.dumps(results.json_safe(scenario.defaults())))
-    if summary.get("runtime") != r["runtime"] or not _same({**summary.get("config", {}), "file": None}, now, default):
+    stored = _decisive({**summary.get("config", {}), "file": None})
+    if summary.get("runtime") != r["runtime"] or not _same(stored, now, default):
         return None
     return outcome(summary)
+
+
+def _decisive(config: dict) -> dict:
+    """The scenario as far as it decides the run. With no owners (`owner.activity = "none"`) no other owner
+    field is read, so none of them counts: a default changed for paper 004's owners does not make paper 002's
+    finished runs other scenarios."""
+    owner = config.get("owner")
+    if isinstance(owner, dict) and owner.get("activity") == "none":
+        return {**config, "owner": {"activity": "none"}}
+    return config
 
 
 def _same(stored, now, default) -> bool:

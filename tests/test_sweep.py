@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from emu import cli, sweep
+from emu import cli, results, sweep
 from tests.conftest import SCENARIOS
 
 QUICKSTART = str(SCENARIOS / "quickstart.toml")
@@ -130,11 +130,32 @@ def test_resume_reads_a_run_older_than_a_new_field_only_if_the_field_is_at_its_d
     del summary["config"]["workload"][0]["nonmigratable"]
     path.write_text(json.dumps(summary))
     assert sweep.finished(runs[0], tmp_path) is not None
-    _, spread = sweep.plan(QUICKSTART, ["workload.jobs=20", "owner.nonidle_spread=0.1"], 1, "inline")
-    assert sweep.finished(spread[0], tmp_path) is None
-    summary["config"]["owner"]["retired_field"] = 1                  # a field the schema no longer has
+    _, flagged = sweep.plan(QUICKSTART, ["workload.jobs=20", "workload.nonmigratable=0.1"], 1, "inline")
+    assert sweep.finished(flagged[0], tmp_path) is None
+    summary["config"]["cpu"]["retired_field"] = 1                    # a field the schema no longer has
     path.write_text(json.dumps(summary))
     assert sweep.finished(runs[0], tmp_path) is None
+
+
+def test_resume_ignores_owner_fields_of_a_run_without_owners(tmp_path):
+    """With `owner.activity = "none"` no other owner field is read: a run finished under other owner defaults
+    (paper 004's shares changed on 2026-11-24) is the same scenario. With owners, those fields count."""
+    _, runs = sweep.plan(QUICKSTART, ["workload.jobs=20"], 1, "inline")
+    sweep.run_one(runs[0]["config"], "inline", str(tmp_path / runs[0]["dir"]))
+    path = tmp_path / runs[0]["dir"] / "summary.json"
+    summary = json.loads(path.read_text())
+    summary["config"]["owner"]["low_share"] = 0.76                   # as written under the earlier default
+    path.write_text(json.dumps(summary))
+    assert sweep.finished(runs[0], tmp_path) is not None
+    _, owned = sweep.plan(QUICKSTART, ["workload.jobs=20", 'owner.activity="synthetic"'], 1, "inline")
+    path = tmp_path / owned[0]["dir"] / "summary.json"                # as if that run had finished there
+    path.parent.mkdir(parents=True, exist_ok=True)
+    summary["config"]["owner"] = {**owned[0]["config"]["owner"], "low_share": 0.76}
+    path.write_text(json.dumps(results.json_safe(summary)))
+    assert sweep.finished(owned[0], tmp_path) is None                # 0.76 against the default 0.609
+    summary["config"]["owner"]["low_share"] = owned[0]["config"]["owner"]["low_share"]
+    path.write_text(json.dumps(results.json_safe(summary)))
+    assert sweep.finished(owned[0], tmp_path) is not None
 
 
 @pytest.mark.parametrize("command", [["sweep", QUICKSTART], ["reproduce", "p000"]])
