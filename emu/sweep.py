@@ -159,8 +159,9 @@ def outcome(summary: dict) -> dict:
 def finished(r: dict, out: Path) -> dict | None:
     """The outcome of a run that an earlier sweep into `out` already finished, or None: its folder holds a
     summary.json of the same scenario (every field but the file's path and those the run does not read, see
-    `_decisive`; a field added to the schema since, at its default, does not count) and runtime. What is compared is the scenario, not the code: after a change
-    to the emulator that alters results, start a new folder."""
+    `_decisive`; a field added to the schema since, at its default, does not count) and runtime. What is
+    compared is the scenario, not the code: after a change to the emulator that alters results, start a new
+    folder."""
     try:
         summary = json.loads((out / r["dir"] / "summary.json").read_text())
     except (OSError, ValueError):

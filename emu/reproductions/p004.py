@@ -278,9 +278,11 @@ def _delay_why(runs) -> str:
     CPU time that had one beside it (the paper's own explanation of why its cluster figure is below 1 %)."""
     share = statistics.mean(metric(runs, "owner_cpu_with_jobs"))
     beside = statistics.mean(r["metrics"]["owner_ldr"] / r["metrics"]["owner_cpu_with_jobs"] for r in runs)
+    config = runs[0]["config"]
     return (f"the ratio of the owners' total delay to their CPU time, over the family's run. Beside a foreign "
             f"job it is {beside:.2%} (Fig. 7: about 1 %), and a job was ready during {share:.0%} of the owners' "
-            f"CPU time (128 jobs: every node hosts one until the family thins out). The paper puts its figure "
+            f"CPU time ({config['workload'][0]['jobs']} jobs on {config['cluster']['nodes']} nodes: every node "
+            f"hosts one until the family thins out). The paper puts its figure "
             f"below Fig. 7's because not all nonidle nodes host a job; under 0.5 % needs a job beside under "
             f"{0.005 / beside:.0%} of it")
 
