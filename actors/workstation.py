@@ -369,6 +369,8 @@ class Workstation(Participant):
         self.pending.append(copy)
 
     def _retry_pending(self) -> None:
+        if self.policy.no_room(self):
+            return
         for job in list(self.pending):
             self._place(job)
 

@@ -5,6 +5,9 @@ Each workstation holds its own policy object (decisions are decentralized) and c
 - `place(job, node)` when a job arrives at its home node, and again for every job in the pending pool each
   time the load index is refreshed: return `node.id` to run it here, another node's id to send it there by
   remote execution (cost r), or `None` to keep it waiting in the pending pool.
+- `no_room(node)` before the pending pool is retried: True when `place` would keep every pending job waiting
+  (no job slot here nor in view), so that the workstation skips asking it job by job. A shortcut only: it
+  must never hide a placement.
 - `accept(job, node)` when a job sent by another node arrives (its sender's view may have been stale):
   return False to send it back, to wait in its sender's pending pool.
 - `migrations(node)` each time the load index is refreshed: a list of `(job, destination)` preemptive
@@ -43,6 +46,9 @@ class Policy:
 
     def place(self, job, node):
         return node.id
+
+    def no_room(self, node) -> bool:
+        return False
 
     def accept(self, job, node) -> bool:
         return True

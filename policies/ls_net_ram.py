@@ -26,13 +26,13 @@ class NetworkRAMLoadSharing(LoadSharing):
         here = self.here(node)
         if not job.migratable:
             return node.id if self.slot(here) else None
-        peers = [p for p, r in node.index.items() if p != node.id and self.slot(r)]
+        peers = self.open_peers(node)                   # those with a slot
         if node.pager.idle >= job.demand():             # memory suffices here: CPU-based
             if self.slot(here):
                 return node.id
-            return two_choices(node, peers, lambda p: (node.index[p]["jobs"], -node.index[p]["idle"], p)) \
-                if peers else None
-        nodes = [(r["idle"], r["jobs"], p) for p, r in node.index.items() if p in peers]
+            return two_choices(node, [p for p, _ in peers],
+                               lambda p: (node.index[p]["jobs"], -node.index[p]["idle"], p)) if peers else None
+        nodes = [(r["idle"], r["jobs"], p) for p, r in peers]
         if self.slot(here):
             nodes.append((here["idle"], here["jobs"], node.id))
         return two_choices(node, nodes, lambda c: (-c[0], c[1], c[2]))[2] if nodes else None

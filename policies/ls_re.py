@@ -59,9 +59,13 @@ class LoadSharing(Policy):
         """The peers that would take a job of this demand, in this node's view."""
         return [peer for peer, r in self.open_peers(node) if r["idle"] >= demand]
 
+    def no_room(self, node) -> bool:
+        """No job slot here nor anywhere in view: under load, the common case."""
+        return len(node.jobs) >= self.threshold and not self.open_peers(node)
+
     def place(self, job, node):
-        if len(node.jobs) >= self.threshold and not self.open_peers(node):
-            return None                             # no slot here nor anywhere in view: the common case
+        if self.no_room(node):
+            return None
         demand = job.demand()
         if self.takes(self.here(node), demand):
             return node.id
