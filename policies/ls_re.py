@@ -60,8 +60,9 @@ class LoadSharing(Policy):
         return [peer for peer, r in self.open_peers(node) if r["idle"] >= demand]
 
     def no_room(self, node) -> bool:
-        """No job slot here nor anywhere in view: under load, the common case."""
-        return len(node.jobs) >= self.threshold and not self.open_peers(node)
+        """No job slot here nor anywhere in view: under load, the common case. Slots are counted as `here`
+        counts them (a policy that swaps jobs out frees theirs)."""
+        return self.here(node)["jobs"] >= self.threshold and not self.open_peers(node)
 
     def place(self, job, node):
         if self.no_room(node):

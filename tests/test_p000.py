@@ -10,6 +10,7 @@ import pytest
 from emu.workload import offered_load
 from policies.ls_re import LoadSharing
 from policies.m_reservation import MemoryReservation
+from policies.suspension import JobSuspension
 from tests.conftest import assert_balanced, load, run
 
 MB = 2 ** 20
@@ -130,6 +131,19 @@ def test_ls_re_places_at_home_then_on_a_peer_then_waits():
     node.jobs[7] = job(7, 10)
     assert ls.place(job(6, 40, started=False), node) == 1            # CPU full: the peer with a slot
     assert ls.place(job(6, 200, started=False), node) is None        # nobody has the memory: it waits
+
+
+def test_a_suspended_job_frees_its_slot_for_a_new_one():
+    """Job suspension (paper 002's discussed baseline): a swapped-out job holds no job slot, so a new job runs
+    at its home even when no peer has a slot (submissions go on)."""
+    view = {0: report(0, 1, 100), 1: report(1, 2, 50)}                 # the one peer is full
+    node = Node(0, view, jobs=(job(5, 10), job(7, 90, state="suspended")), idle=100)
+    node.rng = random.Random(0)
+    suspension = JobSuspension(threshold=2)
+    assert not suspension.no_room(node)
+    assert suspension.place(job(6, 60, started=False), node) == 0
+    node.jobs[8] = job(8, 10)                                          # two jobs on the CPU: now it waits
+    assert suspension.no_room(node) and suspension.place(job(6, 60, started=False), node) is None
 
 
 def test_a_node_whose_jobs_all_wait_for_the_disk_is_still_blocked():
