@@ -10,6 +10,7 @@ import pytest
 from emu.workload import offered_load
 from policies.ls_re import LoadSharing
 from policies.m_reservation import MemoryReservation
+from policies.ls_net_ram import NetworkRAMLoadSharing
 from policies.suspension import JobSuspension
 from tests.conftest import assert_balanced, load, run
 
@@ -144,6 +145,30 @@ def test_a_suspended_job_frees_its_slot_for_a_new_one():
     assert suspension.place(job(6, 60, started=False), node) == 0
     node.jobs[8] = job(8, 10)                                          # two jobs on the CPU: now it waits
     assert suspension.no_room(node) and suspension.place(job(6, 60, started=False), node) is None
+
+
+@pytest.mark.parametrize("policy_class", [LoadSharing, MemoryReservation, JobSuspension, NetworkRAMLoadSharing])
+def test_no_room_never_hides_a_placement(policy_class):
+    """`no_room` lets a workstation skip retrying its pending pool: on random views, whenever it says so, the
+    whole of `place` (its own use of the shortcut turned off) keeps every job waiting; and it does say so."""
+    rng = random.Random(7)
+    fired = 0
+    for _ in range(400):
+        view = {p: report(p, rng.choice([1, 2, 2, 3]), rng.choice([0, 20, 100, 300])) for p in range(4)}
+        states = ["ready", "running", "suspended"]
+        jobs = [job(10 + k, rng.choice([10, 90, 200]), state=rng.choice(states)) for k in range(rng.randint(0, 3))]
+        node = Node(0, view, jobs=jobs, idle=rng.choice([0, 50, 300]))
+        node.rng = random.Random(1)
+        policy, full = policy_class(threshold=2), policy_class(threshold=2)
+        full.no_room = lambda node: False
+        if policy.no_room(node):
+            fired += 1
+            for demand in (1, 60, 250):
+                for migratable in (True, False):
+                    new = job(99, demand, started=False)
+                    new.migratable = migratable
+                    assert full.place(new, node) is None
+    assert fired > 20
 
 
 def test_a_node_whose_jobs_all_wait_for_the_disk_is_still_blocked():
