@@ -8,9 +8,9 @@ from types import SimpleNamespace
 import pytest
 
 from emu.workload import offered_load
+from policies.ls_net_ram import NetworkRAMLoadSharing
 from policies.ls_re import LoadSharing
 from policies.m_reservation import MemoryReservation
-from policies.ls_net_ram import NetworkRAMLoadSharing
 from policies.suspension import JobSuspension
 from tests.conftest import assert_balanced, load, run
 
@@ -152,10 +152,9 @@ def test_no_room_never_hides_a_placement(policy_class):
     """`no_room` lets a workstation skip retrying its pending pool: on random views, whenever it says so, the
     whole of `place` (its own use of the shortcut turned off) keeps every job waiting; and it does say so."""
     rng = random.Random(7)
-    fired = 0
+    fired, states = 0, ("ready", "running", "suspended")
     for _ in range(400):
         view = {p: report(p, rng.choice([1, 2, 2, 3]), rng.choice([0, 20, 100, 300])) for p in range(4)}
-        states = ["ready", "running", "suspended"]
         jobs = [job(10 + k, rng.choice([10, 90, 200]), state=rng.choice(states)) for k in range(rng.randint(0, 3))]
         node = Node(0, view, jobs=jobs, idle=rng.choice([0, 50, 300]))
         node.rng = random.Random(1)
