@@ -214,7 +214,8 @@ def _csv(path: Path, rows: list[dict]) -> None:
         keys = list(rows[0])
         writer = csv.writer(fh, lineterminator="\n")
         writer.writerow(keys)
-        writer.writerows([repr(v) if type(v) is float else v for v in map(row.get, keys)] for row in rows)
+        # the csv module writes a float as its repr (round-trips exactly) and a missing field (None) as empty
+        writer.writerows(map(row.get, keys) for row in rows)
 
 
 def json_safe(obj):
