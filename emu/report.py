@@ -14,8 +14,9 @@ Plots, written to OUT with matplotlib (an optional dependency: `pip install -e "
 
 - metrics.png: a panel per main metric, a bar per row, with the 95 % interval as an error bar on rows with
   two or more seeds that did not fail.
-- ROW-cluster.png: from nodes.csv, summed over the workstations at each report period: memory demand and
-  idle memory (with the cluster's total memory for scale), and the run-queue length (jobs ready for a CPU).
+- ROW-cluster.png: from nodes.csv (nodes.csv.gz in a sweep's runs), summed over the workstations at each report
+  period: memory demand and idle memory (with the cluster's total memory for scale), and the run-queue length
+  (jobs ready for a CPU).
 - ROW-gantt.png: where each job ran; see `gantt`.
 
 The two per-run plots are drawn for the first run of each row that did not fail (its lowest seed, for a
@@ -29,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from emu import results
 from emu.scenario import ScenarioError
 from emu.sweep import METRICS, SHOWN, check_error, show, slug, summarize, table_console, write_tables
 
@@ -76,7 +78,7 @@ def collect(paths: list[Path]) -> list[dict]:
 
 
 def _read_csv(path: Path) -> list[dict]:
-    with open(path, newline="") as fh:
+    with results.open_text(path) as fh:
         return list(csv.DictReader(fh))
 
 
@@ -102,7 +104,7 @@ def plot_metrics(rows: list[dict], out: Path) -> Path:
 def plot_cluster(folder: Path, name: str, out: Path) -> Path | None:
     """Memory demand, idle memory and run-queue length of the whole cluster over time (None: no samples)."""
     from matplotlib.figure import Figure
-    samples = _read_csv(folder / "nodes.csv")
+    samples = _read_csv(results.samples_file(folder))
     if not samples:
         return None
     times = sorted({float(s["time"]) for s in samples})
