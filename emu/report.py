@@ -78,8 +78,13 @@ def collect(paths: list[Path]) -> list[dict]:
 
 
 def _read_csv(path: Path) -> list[dict]:
-    with results.open_text(path) as fh:
-        return list(csv.DictReader(fh))
+    try:
+        with results.open_text(path) as fh:
+            return list(csv.DictReader(fh))
+    except OSError as exc:                          # gzip's BadGzipFile is one
+        raise ReportError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    except (EOFError, csv.Error, UnicodeDecodeError) as exc:     # a truncated gzip stream, a broken row
+        raise ReportError(f"{path}: not a readable CSV ({exc})") from None
 
 
 # -- plots -------------------------------------------------------------------------------------------------------

@@ -211,8 +211,8 @@ def write(result: dict, out: Path, compress_samples: bool = False) -> Path:
 
 def samples_file(folder: Path) -> Path:
     """A results folder's per-workstation samples: nodes.csv, or nodes.csv.gz as a sweep writes them."""
-    plain = folder / "nodes.csv"
-    return plain if plain.exists() else folder / "nodes.csv.gz"
+    plain, compressed = folder / "nodes.csv", folder / "nodes.csv.gz"
+    return compressed if compressed.exists() and not plain.exists() else plain
 
 
 def open_text(path: Path, mode: str = "r"):
