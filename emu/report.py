@@ -77,6 +77,16 @@ def collect(paths: list[Path]) -> list[dict]:
     return records
 
 
+def _read_jsonl(path: Path) -> list[dict]:
+    try:
+        with open(path) as fh:
+            return [json.loads(line) for line in fh]
+    except OSError as exc:
+        raise ReportError(f"{path}: cannot read it ({exc.strerror})") from None
+    except ValueError as exc:                       # JSONDecodeError and UnicodeDecodeError are both
+        raise ReportError(f"{path}: not valid JSON lines ({exc})") from None
+
+
 def _read_csv(path: Path) -> list[dict]:
     try:
         with results.open_text(path) as fh:
@@ -147,11 +157,9 @@ def gantt(folder: Path, end: float) -> tuple[dict, int]:
     and sent back, a job still in transit at the end) or that was refused after it started is left out and
     counted: the records do not say when it was admitted again."""
     events: dict[int, list] = {}
-    with open(folder / "events.jsonl") as fh:
-        for line in fh:
-            e = json.loads(line)
-            if "job" in e:
-                events.setdefault(e["job"], []).append(e)
+    for e in _read_jsonl(folder / "events.jsonl"):
+        if "job" in e:
+            events.setdefault(e["job"], []).append(e)
     stays: dict[int, list] = {}
     left_out = 0
     for j in _read_csv(folder / "jobs.csv"):

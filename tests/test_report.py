@@ -110,17 +110,18 @@ def test_a_folder_that_is_not_results_is_one_line(tmp_path, capsys):
     assert len(err.strip().splitlines()) == 1 and str(tmp_path) in err and "summary.json" in err
 
 
-@pytest.mark.parametrize("damage", ["missing", "truncated"])
-def test_samples_that_cannot_be_read_are_one_line(folders, tmp_path, capsys, damage):
-    """A run of a sweep whose nodes.csv.gz is gone or cut short: one line naming the file, not a traceback."""
+@pytest.mark.parametrize("name, damage", [("nodes.csv.gz", "missing"), ("nodes.csv.gz", "truncated"),
+                                           ("events.jsonl", "missing"), ("events.jsonl", "truncated")])
+def test_run_files_that_cannot_be_read_are_one_line(folders, tmp_path, capsys, name, damage):
+    """A sweep's run whose samples or events are gone or cut short: one line naming the file, not a traceback."""
     pytest.importorskip("matplotlib")
     sweep_copy = tmp_path / "sweep"
     shutil.copytree(folders / "sweep", sweep_copy)
-    samples = sorted(sweep_copy.glob("*/nodes.csv.gz"))[0]
+    path = sorted(sweep_copy.glob(f"*/{name}"))[0]
     if damage == "missing":
-        samples.unlink()
+        path.unlink()
     else:
-        samples.write_bytes(samples.read_bytes()[:200])
+        path.write_bytes(path.read_bytes()[:200])
     assert cli.main(["report", str(sweep_copy), "--out", str(tmp_path / "report")]) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and samples.parent.name in err and "nodes.csv" in err
+    assert len(err.splitlines()) == 1 and path.parent.name in err and name.split(".")[0] in err
