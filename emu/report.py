@@ -14,8 +14,9 @@ Plots, written to OUT with matplotlib (an optional dependency: `pip install -e "
 
 - metrics.png: a panel per main metric, a bar per row, with the 95 % interval as an error bar on rows with
   two or more seeds that did not fail.
-- ROW-cluster.png: from nodes.csv, summed over the workstations at each report period: memory demand and
-  idle memory (with the cluster's total memory for scale), and the run-queue length (jobs ready for a CPU).
+- ROW-cluster.png: from nodes.csv (nodes.csv.gz in a sweep's runs), summed over the workstations at each report
+  period: memory demand and idle memory (with the cluster's total memory for scale), and the run-queue length
+  (jobs ready for a CPU).
 - ROW-gantt.png: where each job ran; see `gantt`.
 
 The two per-run plots are drawn for the first run of each row that did not fail (its lowest seed, for a
@@ -29,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from emu import results
 from emu.scenario import ScenarioError
 from emu.sweep import METRICS, SHOWN, check_error, show, slug, summarize, table_console, write_tables
 
@@ -75,9 +77,24 @@ def collect(paths: list[Path]) -> list[dict]:
     return records
 
 
+def _read_jsonl(path: Path) -> list[dict]:
+    try:
+        with open(path) as fh:
+            return [json.loads(line) for line in fh]
+    except OSError as exc:
+        raise ReportError(f"{path}: cannot read it ({exc.strerror})") from None
+    except ValueError as exc:                       # JSONDecodeError and UnicodeDecodeError are both
+        raise ReportError(f"{path}: not valid JSON lines ({exc})") from None
+
+
 def _read_csv(path: Path) -> list[dict]:
-    with open(path, newline="") as fh:
-        return list(csv.DictReader(fh))
+    try:
+        with results.open_text(path) as fh:
+            return list(csv.DictReader(fh))
+    except OSError as exc:                          # gzip's BadGzipFile is one
+        raise ReportError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    except (EOFError, csv.Error, UnicodeDecodeError) as exc:     # a truncated gzip stream, a broken row
+        raise ReportError(f"{path}: not a readable CSV ({exc})") from None
 
 
 # -- plots -------------------------------------------------------------------------------------------------------
@@ -102,7 +119,7 @@ def plot_metrics(rows: list[dict], out: Path) -> Path:
 def plot_cluster(folder: Path, name: str, out: Path) -> Path | None:
     """Memory demand, idle memory and run-queue length of the whole cluster over time (None: no samples)."""
     from matplotlib.figure import Figure
-    samples = _read_csv(folder / "nodes.csv")
+    samples = _read_csv(results.samples_file(folder))
     if not samples:
         return None
     times = sorted({float(s["time"]) for s in samples})
@@ -140,11 +157,9 @@ def gantt(folder: Path, end: float) -> tuple[dict, int]:
     and sent back, a job still in transit at the end) or that was refused after it started is left out and
     counted: the records do not say when it was admitted again."""
     events: dict[int, list] = {}
-    with open(folder / "events.jsonl") as fh:
-        for line in fh:
-            e = json.loads(line)
-            if "job" in e:
-                events.setdefault(e["job"], []).append(e)
+    for e in _read_jsonl(folder / "events.jsonl"):
+        if "job" in e:
+            events.setdefault(e["job"], []).append(e)
     stays: dict[int, list] = {}
     left_out = 0
     for j in _read_csv(folder / "jobs.csv"):

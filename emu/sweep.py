@@ -145,7 +145,7 @@ def run_one(config: dict, runtime: str, out: str) -> dict:
     back as a one-line `error`, so that one failed run does not end the sweep."""
     try:
         result = run(config, runtime)
-        results.write(result, Path(out))
+        results.write(result, Path(out), compress_samples=True)     # hundreds of runs: their samples add up
     except Exception as exc:
         return {"error": one_line(exc), "metrics": None}
     return outcome(result["summary"])

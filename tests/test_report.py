@@ -2,6 +2,7 @@
 stays add up to each job's time in the system."""
 import csv
 import json
+import shutil
 import sys
 
 import pytest
@@ -107,3 +108,20 @@ def test_a_folder_that_is_not_results_is_one_line(tmp_path, capsys):
     assert cli.main(["report", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and str(tmp_path) in err and "summary.json" in err
+
+
+@pytest.mark.parametrize("name, damage", [("nodes.csv.gz", "missing"), ("nodes.csv.gz", "truncated"),
+                                           ("events.jsonl", "missing"), ("events.jsonl", "truncated")])
+def test_run_files_that_cannot_be_read_are_one_line(folders, tmp_path, capsys, name, damage):
+    """A sweep's run whose samples or events are gone or cut short: one line naming the file, not a traceback."""
+    pytest.importorskip("matplotlib")
+    sweep_copy = tmp_path / "sweep"
+    shutil.copytree(folders / "sweep", sweep_copy)
+    path = sorted(sweep_copy.glob(f"*/{name}"))[0]
+    if damage == "missing":
+        path.unlink()
+    else:
+        path.write_bytes(path.read_bytes()[:200])
+    assert cli.main(["report", str(sweep_copy), "--out", str(tmp_path / "report")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and path.parent.name in err and name.split(".")[0] in err

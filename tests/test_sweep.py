@@ -119,6 +119,19 @@ def test_resume_reads_the_runs_that_finished_with_the_same_scenario_and_no_other
     assert sweep.finished(again[0], tmp_path) is not None and sweep.finished(again[1], tmp_path) is None
 
 
+def test_a_runs_samples_are_compressed_and_read_back_as_a_plain_run_writes_them(tmp_path):
+    """A sweep's run writes nodes.csv.gz; decompressed, it is the nodes.csv of the same run written plainly."""
+    from emu.run import run
+    _, runs = sweep.plan(QUICKSTART, ["workload.jobs=20"], 1, "inline")
+    sweep.run_one(runs[0]["config"], "inline", str(tmp_path / "swept"))
+    results.write(run(runs[0]["config"], "inline"), tmp_path / "plain")
+    assert not (tmp_path / "swept" / "nodes.csv").exists()
+    assert results.samples_file(tmp_path / "plain").name == "nodes.csv"
+    with results.open_text(results.samples_file(tmp_path / "swept")) as fh:
+        swept = fh.read()
+    assert swept.count("\n") > 20 and swept == (tmp_path / "plain" / "nodes.csv").read_text()
+
+
 def test_resume_reads_a_run_older_than_a_new_field_only_if_the_field_is_at_its_default(tmp_path):
     """A field added to the schema after a run finished, at its default (the old behaviour), does not make the
     run another scenario; set to anything else, it does."""
