@@ -26,7 +26,7 @@ STATES = ("pending", "ready", "running", "blocked", "suspended", "in_transit", "
 CLASSES = {"local": 0, "foreign": 1}
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)     # a job is itself, not its field values: lists of jobs find it by identity
 class Job:
     id: int
     home: int
