@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from emu import cli, results, sweep
+from emu.run import run
 from tests.conftest import SCENARIOS
 
 QUICKSTART = str(SCENARIOS / "quickstart.toml")
@@ -121,7 +122,6 @@ def test_resume_reads_the_runs_that_finished_with_the_same_scenario_and_no_other
 
 def test_a_runs_samples_are_compressed_and_read_back_as_a_plain_run_writes_them(tmp_path):
     """A sweep's run writes nodes.csv.gz; decompressed, it is the nodes.csv of the same run written plainly."""
-    from emu.run import run
     _, runs = sweep.plan(QUICKSTART, ["workload.jobs=20"], 1, "inline")
     sweep.run_one(runs[0]["config"], "inline", str(tmp_path / "swept"))
     results.write(run(runs[0]["config"], "inline"), tmp_path / "plain")
