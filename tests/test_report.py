@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from emu import cli, report
+from emu import cli, report, results
 from tests.conftest import SCENARIOS
 
 QUICKSTART = str(SCENARIOS / "quickstart.toml")
@@ -112,16 +112,20 @@ def test_a_folder_that_is_not_results_is_one_line(tmp_path, capsys):
 
 @pytest.mark.parametrize("name, damage", [("nodes.csv.gz", "missing"), ("nodes.csv.gz", "truncated"),
                                            ("events.jsonl", "missing"), ("events.jsonl", "truncated")])
-def test_run_files_that_cannot_be_read_are_one_line(folders, tmp_path, capsys, name, damage):
-    """A sweep's run whose samples or events are gone or cut short: one line naming the file, not a traceback."""
-    pytest.importorskip("matplotlib")
-    sweep_copy = tmp_path / "sweep"
-    shutil.copytree(folders / "sweep", sweep_copy)
-    path = sorted(sweep_copy.glob(f"*/{name}"))[0]
+def test_run_files_that_cannot_be_read_are_one_line(folders, tmp_path, name, damage):
+    """A sweep's run whose samples (read for its cluster plot) or events (for its Gantt) are gone or cut short:
+    a ReportError, which the command line prints as one line, naming the file; not a traceback."""
+    run = tmp_path / "run"
+    shutil.copytree(sorted(p for p in (folders / "sweep").iterdir() if p.is_dir())[0], run)
+    path = run / name
     if damage == "missing":
         path.unlink()
     else:
         path.write_bytes(path.read_bytes()[:200])
-    assert cli.main(["report", str(sweep_copy), "--out", str(tmp_path / "report")]) == 2
-    err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and path.parent.name in err and name.split(".")[0] in err
+    with pytest.raises(report.ReportError) as caught:
+        if name == "events.jsonl":
+            report.gantt(run, end=1e9)
+        else:
+            report._read_csv(results.samples_file(run))
+    message = str(caught.value)
+    assert "\n" not in message and str(run) in message and name.split(".")[0] in message
