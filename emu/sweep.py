@@ -7,7 +7,8 @@ Every combination's scenario is loaded and checked before anything runs, so a ty
 axis stops the sweep at once, in one line. Each run is a Ray task (`num_cpus=1`, so the runs spread over the
 cluster's CPUs) that calls `emu.run.run` and writes its own results folder. The sweep folder then holds:
 
-    <values>-s<seed>/   one results folder per run (`s<seed>` alone when there is no axis)
+    <values>-s<seed>/   one results folder per run (`s<seed>` alone when there is no axis), its samples
+                        gzip-compressed (nodes.csv.gz)
     sweep.json          the plan: scenario file, runtime, axes, seeds, and every run with its error, if any
     sweep.csv, .md      one row per axis combination: the main metrics' means over the seeds and the
                         half-widths of their 95 % Student-t intervals
