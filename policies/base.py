@@ -90,7 +90,11 @@ def free_node(node, lingering: bool, others_only: bool = False, held: bool = Fal
     The paper's central simulator takes the free node of lowest owner utilization. Decentralized, with views a
     period old, that rule sends every node's job to the same node each period (herding: all but one are
     refused and retry a period later). nowemu instead takes the less utilized of two free nodes of the best
-    class drawn at random (the power of two choices, Mitzenmacher 2001), still preferring low utilization."""
+    class drawn at random (the power of two choices, Mitzenmacher 2001), still preferring low utilization.
+
+    A node that has not heard from its peers yet (no load index: the run's first period) does not settle for a
+    nonidle node, its own included: the central simulator sees every idle node from the start, and a job placed
+    on a nonidle node by a lingering policy may stay there for good (Linger-Forever)."""
     free = {False: [], True: []}
     if not others_only and not held:
         owner = node.owner
@@ -99,7 +103,8 @@ def free_node(node, lingering: bool, others_only: bool = False, held: bool = Fal
     for peer, r in node.index.items():
         if not r["foreign"] and r.get("host_for", -1) < 0:
             free[r.get("nonidle", False)].append((r.get("owner_util", 0.0), peer))
-    best = free[False] or (free[True] if lingering else [])
+    heard = bool(node.index) or node.workstations == 1
+    best = free[False] or (free[True] if lingering and heard else [])
     return two_choices(node, best)[1] if best else None
 
 

@@ -105,6 +105,18 @@ def test_time_per_state_follows_the_owner():
     assert moved["suspended"] == pytest.approx(0, abs=1e-6) and moved["net"] == pytest.approx(M, abs=0.01)
 
 
+@pytest.mark.parametrize("policy", ["linger_forever", "linger_longer"])
+def test_a_lingering_policy_does_not_settle_for_a_nonidle_node_before_it_has_a_view(policy):
+    """Node 0's owner is busy from t = 0; node 1 is idle. The job arrives at node 0 before any load index: the
+    paper's central simulator would see idle node 1, so the job waits for the first index (one period; 1 s here)
+    and goes there, instead of lingering on node 0 (for good, under Linger-Forever)."""
+    result = run(N2, f"policy={policy}", 'owner.start="0 s"', 'owner.duration="400 s"')
+    assert_balanced(result)
+    job = result["jobs"][0]
+    assert job["home"] == 0 and job["nodes"] == "1" and job["lingering"] == 0
+    assert 0 < job["start"] < 2 and job["finish"] == pytest.approx(job["start"] + WORK, abs=0.1)
+
+
 def test_eviction_runs_one_foreign_job_per_node():
     """Immediate-Eviction's rule, whatever brings a second foreign job to a node (a refused migration sent back
     to where it ran): it waits suspended, and may run once the node is idle and the first has left the CPU."""
