@@ -42,13 +42,28 @@ class ReportError(ScenarioError):
     line prints it as one line with exit status 2, as it does a bad scenario."""
 
 
-def _read_json(path: Path) -> dict:
+def _read(path: Path, parse, what: str):
+    """`parse(file)` of a results file (gzip-compressed if its name ends in .gz); one line naming the file if it
+    cannot be read or parsed."""
     try:
-        return json.loads(path.read_text())
-    except OSError as exc:
-        raise ReportError(f"{path}: cannot read it ({exc.strerror})") from None
-    except json.JSONDecodeError as exc:
-        raise ReportError(f"{path}: not valid JSON ({exc})") from None
+        with results.open_text(path) as fh:
+            return parse(fh)
+    except OSError as exc:                          # gzip's BadGzipFile is one
+        raise ReportError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    except (ValueError, EOFError, csv.Error) as exc:    # bad JSON or bytes; a truncated gzip stream; a broken row
+        raise ReportError(f"{path}: not valid {what} ({exc})") from None
+
+
+def _read_json(path: Path) -> dict:
+    return _read(path, json.load, "JSON")
+
+
+def _read_jsonl(path: Path) -> list[dict]:
+    return _read(path, lambda fh: [json.loads(line) for line in fh], "JSON lines")
+
+
+def _read_csv(path: Path) -> list[dict]:
+    return _read(path, lambda fh: list(csv.DictReader(fh)), "CSV")
 
 
 def _run(folder: Path, group: str) -> dict:
@@ -75,26 +90,6 @@ def collect(paths: list[Path]) -> list[dict]:
         else:
             raise ReportError(f"{p}: neither a results folder (no summary.json) nor a sweep folder (no sweep.json)")
     return records
-
-
-def _read_jsonl(path: Path) -> list[dict]:
-    try:
-        with open(path) as fh:
-            return [json.loads(line) for line in fh]
-    except OSError as exc:
-        raise ReportError(f"{path}: cannot read it ({exc.strerror})") from None
-    except ValueError as exc:                       # JSONDecodeError and UnicodeDecodeError are both
-        raise ReportError(f"{path}: not valid JSON lines ({exc})") from None
-
-
-def _read_csv(path: Path) -> list[dict]:
-    try:
-        with results.open_text(path) as fh:
-            return list(csv.DictReader(fh))
-    except OSError as exc:                          # gzip's BadGzipFile is one
-        raise ReportError(f"{path}: cannot read it ({exc.strerror or exc})") from None
-    except (EOFError, csv.Error, UnicodeDecodeError) as exc:     # a truncated gzip stream, a broken row
-        raise ReportError(f"{path}: not a readable CSV ({exc})") from None
 
 
 # -- plots -------------------------------------------------------------------------------------------------------

@@ -108,8 +108,9 @@ def test_time_per_state_follows_the_owner():
 @pytest.mark.parametrize("policy", ["linger_forever", "linger_longer"])
 def test_a_lingering_policy_does_not_settle_for_a_nonidle_node_before_it_has_a_view(policy):
     """Node 0's owner is busy from t = 0; node 1 is idle. The job arrives at node 0 before any load index: the
-    paper's central simulator would see idle node 1, so the job waits for the first index (one period; 1 s here)
-    and goes there, instead of lingering on node 0 (for good, under Linger-Forever)."""
+    paper's central simulator would see idle node 1, so the job waits for the first index (the collector's
+    first broadcast, half a period in: 1 s here) and goes there, instead of lingering on node 0 (for good,
+    under Linger-Forever)."""
     result = run(N2, f"policy={policy}", 'owner.start="0 s"', 'owner.duration="400 s"')
     assert_balanced(result)
     job = result["jobs"][0]
