@@ -53,6 +53,7 @@ def test_the_claims_the_scaled_down_model_must_keep_hold(quick):
                   "the foreign job uses over 90 % of the idle cycles",
                   "lingering finishes first for owner episodes shorter than the linger time, eviction after",
                   "above 50 %, lingering slows the job dramatically",
+                  "larger synchronization granularity, less slowdown (2 or more nonidle nodes)",
                   "at 40 %, reconfiguration generally completes faster"):
         assert "| yes |" in rows[claim], rows[claim]
 
