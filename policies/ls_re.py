@@ -50,9 +50,9 @@ class LoadSharing(Policy):
     def open_peers(self, node) -> list:
         """[(peer, report)] of the peers with a job slot in this node's view, worked out once per view: under
         load the pending pool is retried at every refresh, mostly in vain."""
-        if self._open[0] != node.view_version:     # the slot count first: under load most peers are full
-            self._open = (node.view_version, [(p, r) for p, r in node.index.items()
-                                              if r["jobs"] < self.threshold and p != node.id and self.takes(r, 0.0)])
+        if self._open[0] != node.view_version:
+            self._open = (node.view_version,
+                          [(p, r) for p, r in node.index.items() if p != node.id and self.takes(r, 0.0)])
         return self._open[1]
 
     def takers(self, node, demand: float) -> list:

@@ -224,8 +224,8 @@ def small_runs():
 def test_blocking_signature(small_runs):
     """Spec 000 §1: during blocking the cluster's idle memory, added up, stays large (more than a node's)
     while nodes page and none would take their jobs. A property of the workload, not of one draw: it is
-    counted over three seeds. Seed 1 alone sits at the bar (measured on 2026-11-25: 53 % of its blocked
-    samples at a 1-s load-index period, 49 % at 5 s; seeds 2 and 3, 73-80 % at either)."""
+    counted over three seeds, as seed 1 alone sits at the bar (about half of its blocked samples, at a 1-s
+    load-index period as at 5 s) while seeds 2 and 3 are well above it."""
     blocked, large = [], []
     for seed in (1, 2, 3):
         result = small_runs["ls_re"] if seed == 1 else run(SPEC, *SMALL, "policy=ls_re", f"seed={seed}")
