@@ -25,7 +25,15 @@ Defaults where the papers are silent (each a parameter):
 - at most `max_reserving` reserving periods run at once (spec 002 §4.5 question 3: "a small set");
 - the job to move is the blocked node's own job of largest demand among those on the CPU or ready (A18);
 - a reserved or reserving node never counts as blocked: a large job paging on its own node harms no one
-  (spec 000 §2.3).
+  (spec 000 §2.3);
+- with `queue` (A21's default, spec 002 §4.5 question 4), a reserved node hosts any job its memory would hold
+  and runs its guests FIFO: as many at a time as its memory and job slots allow beside its own jobs (the first
+  always), the others waiting swapped out for their turn (a guest that started runs to its end), the queue of
+  the papers' analytic model (spec 000 §6, g(Q_r(k))). Without it (the default: docs/calibration/p000-queue.md
+  finds that the queue holds the large jobs back on a few nodes long after the rest of the cluster has emptied,
+  and the totals grow) it hosts a job only when it has the memory and a slot for it now. Either way a new node is reserved only when no reserved node has
+  the memory and a slot now (rule 7). A queued guest's turn is checked at each load-index refresh, so it may
+  start up to one period after its predecessor ends.
 
 A migration at 10 Mbps takes minutes (r + D/B), during which the reserved node's reports still show it empty.
 So that two blocked nodes do not both send it a job (one would be refused and travel back), the host chooses:
@@ -43,12 +51,14 @@ class MemoryReservation(LoadSharing):
         "timeout": ("time", "1200 s", "a reserving period that has not drained by then is given up (A17)"),
         "max_reserving": ("int", 1, "reserving periods under way at once"),
         "early_end": ("bool", False, "end the reserving period once a blocked node's largest job fits (A15)"),
+        "queue": ("bool", False, "a reserved node queues the guests its memory and slots cannot run yet (A21)"),
     }
+    releases_memory = True      # a queued guest waits swapped out (no other job of this policy is held off)
 
     def __init__(self, **params):
         super().__init__(**params)
         self.since = 0.0
-        self.guests: set = set()        # jobs migrated here while reserved, not yet finished
+        self.guests: dict = {}          # jobs migrated here while reserved, not yet finished, in arrival order
         self.hosted = 0                 # jobs migrated here during this reservation
         self.host_for = -1              # the blocked node whose largest job this node will host next
         self.expect_until = 0.0         # ... if it arrives by then
@@ -62,18 +72,46 @@ class MemoryReservation(LoadSharing):
     def blocked(self, node) -> bool:
         return self.reservation == "normal" and super().blocked(node)
 
+    def hosts(self, report: dict, demand: float) -> bool:
+        """Whether the node of this report would host a blocked node's job of this demand: it is reserved and
+        has the memory and a job slot for it now or, with `queue`, memory that would hold it at all."""
+        if self.queue:
+            return report.get("reservation") == "reserved" and demand <= report["memory"]
+        return self.takes(report, demand, "reserved")
+
     def accept(self, job, node) -> bool:
         if self.reservation != "reserved":
             return super().accept(job, node)
-        if job.start < 0 or not self.takes(self.here(node), job.demand(), "reserved"):
+        if job.start < 0 or not self.hosts({**self.here(node), "memory": node.pager.user_memory}, job.demand()):
             return False
-        self.guests.add(job.id)
+        self.guests[job.id] = True
         self.hosted += 1
         self.host_for, self.expect_until = -1, node.now
         return True
 
+    def runnable(self, job, node) -> bool:
+        return not self.queue or job.id not in self.guests or job.id in self._turn(node)
+
+    def _turn(self, node) -> set:
+        """The guests whose turn it is: those that have had it (a guest that started is never held off again),
+        then the waiting ones in arrival order while the node's memory and job slots hold them beside its own
+        jobs; the first always, on a node with nothing else to run."""
+        own = [j for j in node.jobs.values() if j.id not in self.guests]
+        guests = [node.jobs[i] for i in self.guests if i in node.jobs]
+        turn = {j.id for j in guests if j.state not in ("suspended", "in_transit")}
+        taken = own + [j for j in guests if j.id in turn]
+        idle = node.pager.user_memory - sum([j.demand() for j in taken])
+        slots = self.threshold - len(taken)
+        for job in (j for j in guests if j.id not in turn):
+            if taken and (job.demand() > idle or slots < 1):
+                break
+            turn.add(job.id)
+            taken.append(job)
+            idle, slots = idle - job.demand(), slots - 1
+        return turn
+
     def finished(self, job, node) -> None:
-        self.guests.discard(job.id)
+        self.guests.pop(job.id, None)
         if self.reservation == "reserved" and self.hosted and not self.guests:
             self._end(node, "release")
 
@@ -104,7 +142,7 @@ class MemoryReservation(LoadSharing):
             return []
         job = max(self.movable(node), key=lambda j: (j.demand(), -j.id))
         hosts = [p for p, r in node.index.items() if r.get("host_for") == node.id
-                 and self.takes(r, job.demand(), "reserved") and r["hosted"] > self.sent.get(p, -1)]
+                 and self.hosts(r, job.demand()) and r["hosted"] > self.sent.get(p, -1)]
         if not hosts:
             return []
         host = min(hosts)
@@ -116,10 +154,10 @@ class MemoryReservation(LoadSharing):
         job not already promised to another host; wait for it for as long as its transfer takes (r + D/B)
         and two load-index periods more, then name another."""
         taken = {r.get("host_for") for r in view if r["node"] != node.id}
-        room = self.here(node)
+        room = {**self.here(node), "memory": node.pager.user_memory}
         if self.reservation == "reserving":             # as it will be, once drained
-            room = {"reservation": "reserved", "idle": node.pager.user_memory, "jobs": 0}
-        fits = [b for b in blocked if b["node"] not in taken and self.takes(room, b["largest"], "reserved")]
+            room = {**room, "reservation": "reserved", "idle": node.pager.user_memory, "jobs": 0}
+        fits = [b for b in blocked if b["node"] not in taken and self.hosts(room, b["largest"])]
         self.host_for, self.expect_until = -1, node.now
         if fits:
             b = min(fits, key=lambda r: (-r["largest"], r["node"]))

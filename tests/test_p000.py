@@ -111,6 +111,34 @@ def test_early_end_reserves_once_the_largest_blocked_job_fits():
     assert cramped.reservation == "reserving"
 
 
+def test_a_reserved_node_with_a_queue_runs_its_guests_first_come_first_served():
+    """A21 (`queue`): a reserved node hosts any job its memory would hold, even with no room now, and gives
+    its guests their turn in arrival order, as many as its memory (384 MB) and slots (2) hold; one that has
+    started is never held off again. Without `queue` it hosts a job only when there is room for it now."""
+    view = cluster()
+    view[3] = report(3, 0, 384, reservation="reserved")
+    p = policy(threshold=2, queue=True)
+    p.reservation = "reserved"
+    first, second, third = (job(k, demand, state="in_transit") for k, demand in ((1, 196), (2, 195), (3, 80)))
+    node = Node(3, view, idle=384)
+    for guest in (first, second, third):
+        assert p.accept(guest, node)
+        node.jobs[guest.id] = guest
+    assert not p.accept(job(4, 400), node)                              # more than its memory: no
+    assert [p.runnable(j, node) for j in (first, second, third)] == [True, False, False]   # 80 MB waits too
+    first.state, second.state, third.state = "running", "suspended", "suspended"
+    first.demand = lambda: 300 * MB                                     # grown: still its turn
+    assert p.runnable(first, node) and not p.runnable(second, node)
+    del node.jobs[1]
+    p.finished(first, node)
+    assert [p.runnable(j, node) for j in (second, third)] == [True, True]
+    assert p.reservation == "reserved"
+    strict = policy(threshold=2)
+    strict.reservation = "reserved"
+    busy = Node(3, view, jobs=(job(1, 196),), idle=188)
+    assert not strict.accept(job(2, 195), busy) and strict.runnable(job(2, 195), busy)
+
+
 def test_only_the_named_blocked_node_sends_and_only_once():
     view = cluster()
     view[3] = report(3, 0, 384, reservation="reserved", host_for=0)
@@ -254,6 +282,21 @@ def test_reservation_reserves_migrates_and_releases(small_runs):
     # CPU service is the same under both policies (spec 000 §6 oracle 2)
     cpu = [r["summary"]["metrics"]["total_cpu_time"] for r in small_runs.values()]
     assert cpu[0] == pytest.approx(cpu[1], rel=1e-6)
+
+
+def test_reserved_nodes_queue_their_guests_when_asked():
+    """With `queue` (A21) reserved nodes take guests they have no room for yet and hold them off, swapped out,
+    until their turn: every guest held off resumes, in the order the guests came, and nothing is lost."""
+    result = run(SPEC, *SMALL, "policy=m_reservation", "policy.queue=true")
+    assert_balanced(result)
+    events = result["events"]
+    held = [e for e in events if e["event"] == "suspend"]
+    assert len(held) > 5
+    for node in {e["node"] for e in held}:
+        came = [e["job"] for e in events if e["node"] == node and e["event"] == "migrated_in"]
+        waited = [e["job"] for e in events if e["node"] == node and e["event"] == "suspend"]
+        resumed = [e["job"] for e in events if e["node"] == node and e["event"] == "resume"]
+        assert set(waited) <= set(came) and resumed == waited == sorted(waited, key=came.index)
 
 
 @pytest.mark.parametrize("jobs, span, derived", [(359, 3586, 2.51), (777, 3582, 5.44)])
