@@ -52,6 +52,8 @@ class MemoryReservation(LoadSharing):
         "max_reserving": ("int", 1, "reserving periods under way at once"),
         "early_end": ("bool", False, "end the reserving period once a blocked node's largest job fits (A15)"),
         "queue": ("bool", False, "a reserved node queues the guests its memory and slots cannot run yet (A21)"),
+        "guard": ("number", 1.0, "reserve only if the cluster's idle memory exceeds this many nodes' average "
+                                 "memory (rule 2: 1; 0 turns the guard off, for studies)"),
     }
     releases_memory = True      # a queued guest waits swapped out (no other job of this policy is held off)
 
@@ -171,12 +173,12 @@ class MemoryReservation(LoadSharing):
 
     def _activate(self, view: list, blocked: list) -> bool:
         """Spec 000 §4.2.2 rules 2 and 7: some blocked node is neither promised a host nor has a reserved node
-        with room for its largest job, the cluster's idle memory exceeds its average user memory, and fewer
-        than `max_reserving` nodes are being reserved."""
+        with room for its largest job, the cluster's idle memory exceeds its average user memory (`guard`
+        times it), and fewer than `max_reserving` nodes are being reserved."""
         states = [r.get("reservation") for r in view]
         if states.count("reserving") >= self.max_reserving:
             return False
-        if sum([r["idle"] for r in view]) <= sum([r["memory"] for r in view]) / len(view):
+        if sum([r["idle"] for r in view]) <= self.guard * sum([r["memory"] for r in view]) / len(view):
             return False
         promised = {r.get("host_for") for r in view}
         hosts = [r for r, state in zip(view, states) if state == "reserved"]

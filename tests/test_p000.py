@@ -76,6 +76,9 @@ def test_no_reservation_unless_idle_memory_adds_up_to_a_node():
     p = policy()
     p.migrations(Node(3, view))
     assert p.reservation == "normal"
+    unguarded = policy(guard=0)         # a study setting: the guard off
+    unguarded.migrations(Node(3, view))
+    assert unguarded.reservation == "reserving"
 
 
 def test_a_reserving_node_takes_nothing_and_a_reserved_one_only_migrations():
