@@ -18,7 +18,12 @@ then page-faults. On arrival:
   refresh and every completion there; so does a nonmigratable job (paper 002's type-1 traces) that its home
   cannot take yet.
 
-Running jobs are never migrated by this policy (spec 002 §4.2: "this paper uses remote execution only").
+Running jobs are not migrated (spec 002 §4.2: "this paper uses remote execution only"), unless `migrate` is
+set: paper 000's G-Loadsharing also moves "one or more jobs already executing" off an overloaded node "if
+possible" (spec 000 §4.1). Then a page-faulting node migrates, at each load-index refresh, one job to a peer that
+would take it: the smallest job whose leaving ends the overflow, else the largest (A13's victim), or failing a
+taker for those, the next in that order that has one; to the peer of most idle memory (A13's destination; the
+better of two, as for placement).
 
 Blocking (spec 000 §4.1): a node is *blocked* when it is page-faulting (its resident demand exceeds its user
 memory: in the overflow model it then faults, A3) and no peer in its view would take any of its migratable
@@ -31,6 +36,8 @@ from policies.base import Policy, two_choices
 class LoadSharing(Policy):
     PARAMS = {
         "threshold": ("int", 2, "the CPU threshold: job slots a node offers (unsourced: spec 000 A1, 002 §9.3)"),
+        "migrate": ("bool", False, "a page-faulting node migrates a running job to a peer that takes it "
+                                   "(paper 000's G-Loadsharing, spec 000 §4.1 and A13)"),
     }
 
     reservation = "normal"      # paper 000's reservation state of this node; see policies/m_reservation.py
@@ -77,10 +84,28 @@ class LoadSharing(Policy):
             return None
         if node.pager.idle >= demand:               # only the CPU is full here: the shortest queue
             return two_choices(node, peers, lambda p: (node.index[p]["jobs"], -node.index[p]["idle"], p))
+        return self.roomiest(node, peers)
+
+    @staticmethod
+    def roomiest(node, peers: list):
+        """The peer of most idle memory (ties: shortest queue), the better of two drawn at random."""
         return two_choices(node, peers, lambda p: (-node.index[p]["idle"], node.index[p]["jobs"], p))
 
     def accept(self, job, node) -> bool:
         return self.takes(self.here(node), job.demand())
+
+    def migrations(self, node) -> list:
+        if not self.migrate or node.pager.overflow() <= 0:
+            return []
+        excess = node.pager.demand - node.pager.user_memory
+        jobs = self.movable(node)
+        ends = sorted([j for j in jobs if j.demand() >= excess], key=lambda j: (j.demand(), j.id))
+        rest = sorted([j for j in jobs if j.demand() < excess], key=lambda j: (-j.demand(), j.id))
+        for job in ends + rest:
+            peers = self.takers(node, job.demand())
+            if peers:
+                return [(job, self.roomiest(node, peers))]
+        return []
 
     # -- blocking ------------------------------------------------------------------------------------------
     @staticmethod

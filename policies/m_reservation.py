@@ -31,9 +31,12 @@ Defaults where the papers are silent (each a parameter):
   always), the others waiting swapped out for their turn (a guest that started runs to its end), the queue of
   the papers' analytic model (spec 000 §6, g(Q_r(k))). Without it (the default: docs/calibration/p000-queue.md
   finds that the queue holds the large jobs back on a few nodes long after the rest of the cluster has emptied,
-  and the totals grow) it hosts a job only when it has the memory and a slot for it now. Either way a new node is reserved only when no reserved node has
-  the memory and a slot now (rule 7). A queued guest's turn is checked at each load-index refresh, so it may
-  start up to one period after its predecessor ends.
+  and the totals grow) it hosts a job only when it has the memory and a slot for it now. Either way a new node
+  is reserved only when no reserved node has the memory and a slot now (rule 7). A queued guest's turn is
+  checked at each load-index refresh, so it may start up to one period after its predecessor ends;
+- the guard (rule 2) is `guard` times one node's memory: 1, the paper's; 0 turns it off, for studies;
+- a normal node that is not blocked migrates as LS_RE does (`migrate`, paper 000's G-Loadsharing; off by
+  default).
 
 A migration at 10 Mbps takes minutes (r + D/B), during which the reserved node's reports still show it empty.
 So that two blocked nodes do not both send it a job (one would be refused and travel back), the host chooses:
@@ -140,8 +143,10 @@ class MemoryReservation(LoadSharing):
             self._designate(node, view, blocked)
             node.log("reserve", blocked=[r["node"] for r in blocked], host_for=self.host_for)
         self.sent = {p: c for p, c in self.sent.items() if node.index.get(p, {}).get("reservation") == "reserved"}
-        if not self.blocked(node):
+        if self.reservation != "normal":
             return []
+        if not self.blocked(node):
+            return super().migrations(node)         # G-Loadsharing's own, with `migrate`
         job = max(self.movable(node), key=lambda j: (j.demand(), -j.id))
         hosts = [p for p, r in node.index.items() if r.get("host_for") == node.id
                  and self.hosts(r, job.demand()) and r["hosted"] > self.sent.get(p, -1)]

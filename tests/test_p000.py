@@ -165,6 +165,26 @@ def test_ls_re_places_at_home_then_on_a_peer_then_waits():
     assert ls.place(job(6, 200, started=False), node) is None        # nobody has the memory: it waits
 
 
+def test_g_loadsharing_with_migrate_moves_the_job_that_ends_the_overflow():
+    """Paper 000's G-Loadsharing (`migrate`, A13): a page-faulting node sends the smallest job whose leaving ends
+    its overflow (here 40 MB over: the 60-MB job, not the 200-MB one nor the 30-MB one) to a peer that would take
+    it; failing that, the next job that has a taker; nothing if no job has one. Paper 002's LS_RE moves nothing."""
+    view = {0: report(0, 3, 0), 1: report(1, 1, 100), 2: report(2, 3, 300)}      # node 2: no slot (threshold 3)
+    jobs = (job(1, 200), job(2, 60), job(3, 30))
+    node = Node(0, view, jobs=jobs, idle=0, overflow=0.1)
+    node.pager.demand, node.rng = 424 * MB, random.Random(0)
+    assert LoadSharing(threshold=3, migrate=True).migrations(node) == [(jobs[1], 1)]
+    assert LoadSharing(threshold=3).migrations(node) == []
+    view[1] = report(1, 1, 50)                                                   # 60 MB fits nowhere now
+    node = Node(0, view, jobs=jobs, idle=0, overflow=0.1)
+    node.pager.demand, node.rng = 424 * MB, random.Random(0)
+    assert LoadSharing(threshold=3, migrate=True).migrations(node) == [(jobs[2], 1)]
+    view[1] = report(1, 1, 10)
+    node = Node(0, view, jobs=jobs, idle=0, overflow=0.1)
+    node.pager.demand = 424 * MB
+    assert LoadSharing(threshold=3, migrate=True).migrations(node) == []
+
+
 def test_a_suspended_job_frees_its_slot_for_a_new_one():
     """Job suspension (paper 002's discussed baseline): a swapped-out job holds no job slot, so a new job runs
     at its home even when no peer has a slot (submissions go on)."""

@@ -78,7 +78,7 @@ def test_a_scenario_extends_others_table_by_table():
     assert app["memory"]["fault_rate"] == base["memory"]["fault_rate"]            # p000's calibration kept
     assert app["disk"]["rotation"] == pytest.approx(2e-3)                         # from platform.part.toml
     assert app["network"]["medium"] == "bus" and app["network"]["remote_exec_cost"] == pytest.approx(0.025)
-    assert app["policy"] == {"name": "ls_net_ram", "threshold": 2}                # another policy: replaced whole
+    assert app["policy"] == {"name": "ls_net_ram", "threshold": 2, "migrate": False}   # another policy: replaced whole
     with pytest.raises(scenario.ScenarioError, match="missing"):                  # a part is not a scenario
         scenario.load(SCENARIOS / "p002" / "platform.part.toml")
 
