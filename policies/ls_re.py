@@ -51,8 +51,9 @@ class LoadSharing(Policy):
                 and report.get("reservation", "normal") == state)
 
     def here(self, node) -> dict:
-        """This node's state now, in the fields `takes` reads."""
-        return {"reservation": self.reservation, "idle": node.pager.idle, "jobs": len(node.jobs)}
+        """This node's state now, in the fields of its load report that `takes` (and reservation) read."""
+        return {"reservation": self.reservation, "idle": node.pager.idle, "jobs": len(node.jobs),
+                "memory": node.pager.user_memory}
 
     def open_peers(self, node) -> list:
         """[(peer, report)] of the peers with a job slot in this node's view, worked out once per view: under

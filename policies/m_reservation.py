@@ -87,7 +87,7 @@ class MemoryReservation(LoadSharing):
     def accept(self, job, node) -> bool:
         if self.reservation != "reserved":
             return super().accept(job, node)
-        if job.start < 0 or not self.hosts({**self.here(node), "memory": node.pager.user_memory}, job.demand()):
+        if job.start < 0 or not self.hosts(self.here(node), job.demand()):
             return False
         self.guests[job.id] = True
         self.hosted += 1
@@ -161,7 +161,7 @@ class MemoryReservation(LoadSharing):
         job not already promised to another host; wait for it for as long as its transfer takes (r + D/B)
         and two load-index periods more, then name another."""
         taken = {r.get("host_for") for r in view if r["node"] != node.id}
-        room = {**self.here(node), "memory": node.pager.user_memory}
+        room = self.here(node)
         if self.reservation == "reserving":             # as it will be, once drained
             room = {**room, "reservation": "reserved", "idle": node.pager.user_memory, "jobs": 0}
         fits = [b for b in blocked if b["node"] not in taken and self.hosts(room, b["largest"])]
