@@ -77,18 +77,22 @@ def test_unknown_paper_is_one_clear_line(capsys):
 
 
 def test_p000_quick_writes_every_run_and_its_report(ray_local, tmp_path):
-    """`nowemu reproduce p000 --quick`: both groups, traces 1, 3, 5, both policies, on 8 nodes. The report's
-    reductions are those of the runs (here: the execution-time one of SPEC-Trace-3, from its two summaries);
-    the oracle that CPU service does not depend on the policy holds."""
+    """`nowemu reproduce p000 --quick`: both groups, traces 1, 3, 5, both policies, on 8 nodes, and the SPEC
+    traces' bound (G-Loadsharing with unlimited memory). The report's reductions are those of the runs (here: the
+    execution-time one of SPEC-Trace-3, from its two summaries, and the bound's, from its own); the oracle that
+    CPU service does not depend on the policy holds."""
     report = tmp_path / "p000.md"
     assert cli.main(["reproduce", "p000", "--quick", "--out", str(tmp_path / "runs"), "--report", str(report)]) == 0
     folders = {p.parent.relative_to(tmp_path / "runs").parts[0] for p in (tmp_path / "runs").rglob("summary.json")}
-    assert folders == {f"{g}-t{t}" for g in ("spec", "app") for t in (1, 3, 5)}
+    assert folders == {name.format(t) for name in ("spec-t{}", "app-t{}", "spec-t{}-bound") for t in (1, 3, 5)}
     total = {p.parent.name.split("-")[0]: json.loads(p.read_text())["metrics"]["total_execution_time"]
              for p in (tmp_path / "runs" / "spec-t3").rglob("summary.json")}
     text = report.read_text()
     assert f"| Fig. 1 SPEC-Trace-3 | total execution time reduced by | 32.4 % | " \
            f"{100 * (1 - total['m_reservation'] / total['ls_re']):.1f} % |" in text
+    unlimited = json.loads(next((tmp_path / "runs" / "spec-t3-bound").rglob("summary.json")).read_text())
+    bound = 100 * (1 - unlimited["metrics"]["total_execution_time"] / total["ls_re"])
+    assert f"| {bound:.1f} % |" in text.split("### SPEC traces")[1].split("### App traces")[0]
     assert "| §5 | CPU service is the same under both policies (T_cpu = T̂_cpu) | equal |" in text
     claims = [line for line in text.splitlines() if line.startswith(("| Fig. ", "| §"))]
     assert len(claims) == 12 + 4 + 4 and all(("| yes |" in c) + ("| **no** |" in c) + ("| not measured |" in c) == 1
@@ -121,7 +125,7 @@ def test_p002_quick_writes_every_run_and_its_report(ray_local, tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("paper", ["p000", "p002", "p004"])
 def test_full_reproduction_runs_every_experiment(ray_local, tmp_path, paper):
-    """The paper-scale reproductions (`nowemu reproduce PAPER`: p000 about 7 minutes on 2 cores, p002 a few
+    """The paper-scale reproductions (`nowemu reproduce PAPER`: p000 4 to 7 minutes on 2 cores, p002 a few
     hours, p004 about 15 minutes), run by `python -m pytest -m slow`: every run completes and every claim of
     the report is judged."""
     report = tmp_path / f"{paper}.md"
