@@ -64,6 +64,9 @@ def experiments(quick: bool, seeds: int | None) -> list[Experiment]:
     wl2 = [f"workload.jobs={4 if quick else 16}", 'workload.lifetime={distribution="fixed", mean="1800 s"}']
     # throughput (spec §6): the same jobs held in the system, a finished one replaced at once, for an hour
     closed = ["workload.closed=true", 'stop.when="time"', f'stop.time="{900 if quick else 3600} s"']
+    # Table 1's runs at full scale get twice the seeds: the owners' nonidle episodes last hours (ll_c1.toml), so
+    # a run's 64 owners are a small sample of their time, and IE's and PM's job times follow how busy they were
+    table = n if quick else 2 * n
     return [
         Experiment("fig7", "p004/ll_n1.toml", [
             "owner.utilization=" + ",".join(map(str, _levels(quick))),
@@ -73,16 +76,16 @@ def experiments(quick: bool, seeds: int | None) -> list[Experiment]:
         Experiment("fig8", "p004/ll_n2.toml", [
             "policy=immediate_eviction,linger_longer",
             "owner.duration=" + ",".join(f'"{d} s"' for d in _episodes(quick))], 1),
-        Experiment("wl1", "p004/ll_c1.toml", [policies, *small, *(["workload.jobs=32"] if quick else [])], n),
-        Experiment("wl2", "p004/ll_c1.toml", [policies, *small, *wl2], n),
-        # an hour of the owners is a small sample of their time (64 heavy-tailed owners: nonidle 46 % +- 4
-        # points from seed to seed), and IE's and PM's throughput follows it: four times the seeds
+        Experiment("wl1", "p004/ll_c1.toml", [policies, *small, *(["workload.jobs=32"] if quick else [])], table),
+        Experiment("wl2", "p004/ll_c1.toml", [policies, *small, *wl2], table),
+        # an hour of the owners is a small sample of their time (64 owners whose episodes last hours: one hour is
+        # nonidle 37-59 % from seed to seed), and IE's and PM's throughput follows it: four times the seeds
         Experiment("thr1", "p004/ll_c1.toml", [policies, *small, *(["workload.jobs=32"] if quick else []), *closed],
                    4 * n),
-        Experiment("thr2", "p004/ll_c1.toml", [policies, *small, *wl2, *closed], n),
+        Experiment("thr2", "p004/ll_c1.toml", [policies, *small, *wl2, *closed], table),
         # spec A1: PM's pause is not in the paper; 60 s (the default) is wl1's and wl2's own PM runs
-        Experiment("pause1", "p004/ll_c1.toml", [*PM_PAUSES, *small, *(["workload.jobs=32"] if quick else [])], n),
-        Experiment("pause2", "p004/ll_c1.toml", [*PM_PAUSES, *small, *wl2], n),
+        Experiment("pause1", "p004/ll_c1.toml", [*PM_PAUSES, *small, *(["workload.jobs=32"] if quick else [])], table),
+        Experiment("pause2", "p004/ll_c1.toml", [*PM_PAUSES, *small, *wl2], table),
         *_parallel(quick, n),
     ]
 
@@ -273,6 +276,15 @@ def _fig8(records, plots):
     return claims, L
 
 
+def _spread(runs: list[dict], name: str, mean) -> tuple[float, str]:
+    """How far apart the four policies are in `name`: the highest mean over the lowest, minus one, and its text
+    with the same ratio paired by seed (mean and 95 % interval)."""
+    high, low = max(POLICIES, key=mean), min(POLICIES, key=mean)
+    m, half = ratio(select(runs, policy=high), select(runs, policy=low), name)
+    spread = mean(high) / mean(low) - 1
+    return spread, f"within {spread:.1%} ({SHORT[high]}/{SHORT[low]} = {fmt(m, half, 3)}, paired by seed)"
+
+
 def _delay_why(runs) -> str:
     """Splits Table 1's local delay into Fig. 7's delay ratio beside a foreign job and the share of the owners'
     CPU time that had one beside it (the paper's own explanation of why its cluster figure is below 1 %)."""
@@ -335,11 +347,12 @@ def _table1(records, plots):
     ldr = stats["wl1", worst, "owner_ldr"][0]
     claims.append(Claim("Table 1", "local CPU requests delayed under 0.5 % on average", "< 0.5 %",
                         f"LL/LF up to {ldr:.2%} ({SHORT[worst]})", ldr < 0.005, _delay_why(wl1[worst])))
-    wl2 = [stats["wl2", p, "mean_response"][0] for p in POLICIES]
-    spread = max(wl2) / min(wl2) - 1
+    spread, shown = _spread(records["wl2"], "mean_response", lambda p: stats["wl2", p, "mean_response"][0])
     claims.append(Claim("Table 1, wl 2", "few jobs: all four policies about the same average job time",
-                        "within 0.2 % (1859-1862 s)", f"within {spread:.1%}", spread <= 0.05,
-                        "counted as holding within 5 %"))
+                        "within 0.2 % (1859-1862 s)", shown, spread <= 0.05,
+                        "counted as holding when the slowest policy's mean is within 5 % of the fastest's. The owners' "
+                        "nonidle episode length, which the paper does not give, was calibrated on this row "
+                        "(scenarios/p004/ll_c1.toml): a check of consistency, not an independent result"))
     thr1 = {p: select(records["thr1"], policy=p) for p in POLICIES}
     hours = [r["metrics"]["nonidle_fraction"] for r in thr1["pause_and_migrate"]]
     sample = (f"the {len(hours)} hours are nonidle {statistics.mean(hours):.1%} ({min(hours):.0%}-{max(hours):.0%}), "
@@ -362,10 +375,10 @@ def _table1(records, plots):
                         "throughput / (nodes x measured idle fraction). IE's jobs spend time on the network (8 MB at 3 "
                         "Mbps: 22 s a move, while a newly idle node waits for its job) equal to "
                         f"{statistics.mean(transit):.0%} of the idle node-time IE leaves unused"))
-    thr2 = [stats["wl2", p, "throughput"][0] for p in POLICIES]
-    spread = max(thr2) / min(thr2) - 1
+    spread, shown = _spread(records["thr2"], "foreign_cpu_rate", lambda p: stats["wl2", p, "throughput"][0])
     claims.append(Claim("Table 1, wl 2", "few jobs: throughput similar for all policies", "14.5-15.0 (within 3.5 %)",
-                        f"within {spread:.1%}", spread <= 0.05, "counted as holding within 5 %"))
+                        shown, spread <= 0.05, "counted as holding when the highest policy's mean is within 5 % of the "
+                        "lowest's; constant population of 16 for an hour"))
 
     def draw(*axes):
         x = list(range(len(POLICIES)))
