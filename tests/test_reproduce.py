@@ -126,7 +126,7 @@ def test_p002_quick_writes_every_run_and_its_report(ray_local, tmp_path):
 @pytest.mark.parametrize("paper", ["p000", "p002", "p004"])
 def test_full_reproduction_runs_every_experiment(ray_local, tmp_path, paper):
     """The paper-scale reproductions (`nowemu reproduce PAPER`: p000 4 to 7 minutes on 2 cores, p002 a few
-    hours, p004 about 15 minutes), run by `python -m pytest -m slow`: every run completes and every claim of
+    hours, p004 20 to 35 minutes), run by `python -m pytest -m slow`: every run completes and every claim of
     the report is judged."""
     report = tmp_path / f"{paper}.md"
     assert cli.main(["reproduce", paper, "--out", str(tmp_path / "runs"), "--report", str(report)]) == 0
