@@ -86,7 +86,8 @@ def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
     red = {}
     for group in GROUPS:
         metrics = list(PAPER[group])
-        bounded = _bound(records, group, traces[0]) is not None
+        bounds = {t: _bound(records, group, t) for t in traces}
+        bounded = bounds[traces[0]] is not None
         lines += [f"### {'SPEC' if group == 'spec' else 'App'} traces", "",
                   "| trace | offered load | " + " | ".join(NAMES[m] for m in metrics) + " | blocked time (G) | "
                   "idle memory while blocked (G, MB) | reservations (V) | migrations (V) |" +
@@ -104,7 +105,7 @@ def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
                       fmt(*mean_ci(metric(g, "blocked_idle_memory")), 0, 2 ** -20),
                       fmt(*mean_ci(metric(v, "reservations")), 1), fmt(*mean_ci(metric(v, "migrations")), 1)]
             if bounded:
-                cells.append(fmt(*_bound(records, group, t), 1, unit=" %"))
+                cells.append(fmt(*bounds[t], 1, unit=" %"))
             lines.append(f"| Trace-{t} | " + " | ".join(cells) + " |")
         lines.append("")
         for m in metrics:
@@ -113,7 +114,7 @@ def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
                 if paper is None:
                     continue
                 mean, half = red[group, m, t]
-                bound = _bound(records, group, t) if m != "mean_idle_memory" else None
+                bound = bounds[t] if m != "mean_idle_memory" else None
                 why = "outside ±10 points: see docs/p000.md" if bound is None else (
                     f"outside ±10 points: the most any scheme managing memory better could cut the total execution "
                     f"time here is {fmt(*bound, 1, unit=' %')} (G-Loadsharing with unlimited memory; docs/p000.md)")
