@@ -54,6 +54,7 @@ class Workstation(Participant):
         self.remote_cost = net["remote_exec_cost"]
         self.period = spec["report_period"]
         self.gossip_fanout = spec["gossip_fanout"]
+        self.exchange = spec["exchange"]       # "collector", "gossip" or "none" (a policy that reads no index)
         self.jobs: dict[int, Job] = {}
         self.pending: list[Job] = []
         self.index: dict[int, dict] = {}
@@ -516,9 +517,9 @@ class Workstation(Participant):
                              "disk_util": (self.disk.busy - self._last["disk"]) / self.period,
                              "net_bytes": self.nic.bytes_sent})
         self._last = {"time": self.q.now, "busy": busy, "faults": self.faults, "disk": self.disk.busy}
-        if self.collector is not None:
+        if self.exchange == "collector":
             self.send(self.collector, "load_report", {"report": report})
-        else:
+        elif self.exchange == "gossip":
             view = list(self.index.values()) + [report]
             for peer in self.rng.sample([p for p in self.peers() if p != self.id],
                                         min(self.gossip_fanout, self.workstations - 1)):

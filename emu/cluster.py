@@ -25,12 +25,15 @@ def blueprints(scenario: dict) -> list[dict]:
     by_home = [[] for _ in range(n)]
     for job in jobs:
         by_home[job.home].append(job.to_state())
-    exchange = scenario["load_index"]["exchange"]
+    # a policy that reads no load index runs on a cluster that exchanges none (policies.base.Policy.reads_index)
+    reads = policies.load(scenario["policy"]["name"]).reads_index
+    exchange = scenario["load_index"]["exchange"] if reads else "none"
     collector = n if exchange == "collector" else None
     bus = n + (collector is not None) if scenario["network"]["medium"] == "bus" else None
     for spec in specs:
         spec["job_ids"] = len(jobs)     # where the ids of a constant population's replacements start
         spec["bus"] = bus
+        spec["exchange"] = exchange
     out = [{"role": "workstation", "id": i, "spec": specs[i], "policy": scenario["policy"],
             "insertion": scenario["cpu"]["insertion"], "seed": node_seed(scenario["seed"], i), "peers": n,
             "collector": collector, "arrivals": by_home[i], "owner": owner[i]} for i in range(n)]

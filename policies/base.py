@@ -30,6 +30,10 @@ owner: `nonidle`, `since`, `u`, `episode_utilization()`; reports then carry `non
 `owner_since`). Every report has `foreign`, the foreign jobs resident. A policy may record what it decides
 in the run's events with `node.log(kind, **fields)` (paper 000's reservations).
 
+A policy that never reads `node.index` says so (`reads_index = False`): its cluster then exchanges no load
+information, as a NOW without load sharing runs no load daemon (the workstations still sample their load
+for the results at the load-index period).
+
 Parameters are declared in `PARAMS` as `name: (kind, default, meaning)`, kind one of the unit kinds of
 `emu.units` or "int", "number", "bool", "str"; the scenario loader checks them and converts units.
 """
@@ -39,6 +43,9 @@ from __future__ import annotations
 class Policy:
     PARAMS: dict = {}
     releases_memory = False     # a job this policy suspends is swapped out (its memory freed) until it resumes
+    # Whether it reads the load index (`node.index`). A policy that reads none (the papers' Base) runs on a
+    # cluster with no load-information exchange at all: no reports, no collector, no broadcasts on the network.
+    reads_index = True
 
     def __init__(self, **params):
         for name, (_, default, _) in self.PARAMS.items():

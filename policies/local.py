@@ -3,7 +3,7 @@ from policies.base import Policy
 
 
 class Local(Policy):
-    pass
+    reads_index = False
 
 
 POLICY = Local
