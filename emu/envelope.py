@@ -58,18 +58,25 @@ class Envelope(NamedTuple):
         return (self.deliver_at, self.sender, self.seq)
 
 
-def by_destination(envelopes: list[Envelope], workstations: int) -> dict[int, tuple[bytes, float]]:
-    """What one participant sent, batched per destination: {dest: (encoded batch, its earliest deliver_at)}.
-    Destinations that get the same envelopes (a broadcast) share one encoding. Every runtime routes with this."""
-    if len(envelopes) == 1 and envelopes[0].dest != ALL:     # the common case (a load report), kept cheap
-        return {envelopes[0].dest: (encode_batch(envelopes), envelopes[0].deliver_at)}
+def destinations(envelopes: list[Envelope], workstations: int) -> dict[int, list[int]]:
+    """Which of `envelopes` (their positions, in order) go to which destination, destinations in the order
+    they first appear; a broadcast goes to every workstation."""
     groups = defaultdict(list)
     for i, env in enumerate(envelopes):
         for dest in (range(workstations) if env.dest == ALL else (env.dest,)):
             groups[dest].append(i)
+    return groups
+
+
+def by_destination(envelopes: list[Envelope], workstations: int) -> dict[int, tuple[bytes, float]]:
+    """What one participant sent, batched per destination: {dest: (encoded batch, its earliest deliver_at)}.
+    Destinations that get the same envelopes (a broadcast) share one encoding. Every runtime that crosses a
+    process boundary routes with this."""
+    if len(envelopes) == 1 and envelopes[0].dest != ALL:     # the common case (a load report), kept cheap
+        return {envelopes[0].dest: (encode_batch(envelopes), envelopes[0].deliver_at)}
     encoded: dict[tuple, tuple[bytes, float]] = {}
     out = {}
-    for dest, members in groups.items():
+    for dest, members in destinations(envelopes, workstations).items():
         key = tuple(members)
         if key not in encoded:
             envs = [envelopes[i] for i in members]

@@ -1,16 +1,18 @@
 """The inline runtime: every participant in this process, all their events in one shared heap, processed in
 virtual time order as fast as possible (SimPy's single ordered event queue).
 
-A message a participant sends is encoded, decoded (the same msgpack codec as between Ray actors) and put in
-its destination's queue at once; it is due at least one link latency later, so it is always in place before
-its time comes. Each participant therefore sees exactly the sequence of events it sees under the stepped
-runtime's windows, and the two runtimes give byte-identical results.
+A message a participant sends is handed to its destination's queue at once, as the envelopes it is (no
+encoding: nothing crosses a process boundary, and a delivered payload is read-only); it is due at least one
+link latency later, so it is always in place before its time comes. Each participant therefore sees exactly
+the sequence of events it sees under the stepped runtime's windows, and the two runtimes give byte-identical
+results. `route_encoded` is the way through the msgpack codec and its checks, as between Ray actors:
+tests/test_fast_core.py runs scenarios both ways and holds them to identical results.
 """
 from __future__ import annotations
 
 import heapq
 
-from emu.envelope import by_destination, decode_batch
+from emu.envelope import by_destination, decode_batch, destinations
 from emu.kernel import FN, Heap
 
 
@@ -55,8 +57,18 @@ def run_inline(parts: dict, heap: Heap, total: int, stop: dict, progress=None) -
 
 
 def route(p, parts: dict) -> None:
-    """Deliver what `p` sent, through the codec. A broadcast is decoded once and shared by its receivers,
-    as delivered payloads are read-only."""
+    """Hand what `p` sent to its destinations, batched per destination in the order the codec's batches have."""
+    out, p.outbox = p.outbox, []
+    if len(out) == 1 and out[0].dest >= 0:
+        parts[out[0].dest].deliver(out)
+        return
+    for dest, members in destinations(out, p.workstations).items():
+        parts[dest].deliver([out[i] for i in members])
+
+
+def route_encoded(p, parts: dict) -> None:
+    """Deliver what `p` sent through the codec, as between Ray actors. A broadcast is decoded once and shared
+    by its receivers, as delivered payloads are read-only."""
     decoded = {}
     for dest, (batch, _) in by_destination(p.outbox, p.workstations).items():
         if id(batch) not in decoded:

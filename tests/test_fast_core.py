@@ -1,5 +1,9 @@
 """The fast core's own guarantees (issue 21): what the inline runtime may skip, it skips without changing
 what a run computes."""
+import json
+
+import pytest
+
 from conftest import assert_balanced, run
 
 
@@ -14,3 +18,23 @@ def test_a_policy_that_reads_no_index_runs_without_load_exchange():
     period = local["summary"]["config"]["load_index"]["period"]
     times = sorted({s["time"] for s in local["samples"]})
     assert len(times) > 2 and all(abs(b - a - period) < 1e-9 for a, b in zip(times, times[1:]))
+
+
+@pytest.mark.parametrize("name, overrides", [
+    ("quickstart.toml", ["workload.jobs=60"]),
+    ("quickstart.toml", ["workload.jobs=60", "load_index.exchange=gossip"]),
+    ("p002/app.toml", ["policy=net_ram", "cluster.nodes=4", "workload.jobs=8", 'network.bandwidth="100 Mbps"']),
+    ("p000/spec.toml", ["cluster.nodes=6", "workload.jobs=60", 'workload.arrival.span="1200 s"']),
+])
+def test_direct_hand_off_is_what_the_codec_delivers(name, overrides, monkeypatch):
+    """Inline hands envelopes over as they are; through the codec (as between Ray actors) every job, sample,
+    event and metric comes out the same, so nothing a receiver reads depends on skipping it."""
+    from emu import inline
+    direct = run(name, *overrides)
+    monkeypatch.setattr(inline, "route", inline.route_encoded)
+    encoded = run(name, *overrides)
+    for key in ("jobs", "samples", "events"):
+        assert json.dumps(direct[key], sort_keys=True) == json.dumps(encoded[key], sort_keys=True), key
+    strip = lambda s: {k: v for k, v in s.items() if k != "wall_time"}   # noqa: E731
+    assert json.dumps(strip(direct["summary"]), sort_keys=True, default=str) == \
+        json.dumps(strip(encoded["summary"]), sort_keys=True, default=str)
