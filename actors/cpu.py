@@ -80,12 +80,18 @@ class FluidCPU:
         if not self.ready:
             self.active, self.share = [], 0.0
             return
-        top = min(j.priority for j in self.ready)
-        self.active = [j for j in self.ready if j.priority == top]
-        eff = (self.efficiency if len(self.ready) > 1 else 1.0) * self.capacity
+        ready = self.ready
+        top = min(j.priority for j in ready)
+        if top == max(j.priority for j in ready):       # one class (the common case): all of them share
+            self.active = ready[:]
+            for j in ready:
+                j.state = "running"
+        else:
+            self.active = [j for j in ready if j.priority == top]
+            for j in ready:
+                j.state = "running" if j.priority == top else "ready"
+        eff = (self.efficiency if len(ready) > 1 else 1.0) * self.capacity
         self.share = eff / len(self.active)
-        for j in self.ready:
-            j.state = "running" if j.priority == top else "ready"
 
     def settle(self) -> None:
         """Bring every job's progress and accounting up to now."""

@@ -80,12 +80,12 @@ class Job:
     fault_at: float = float("inf")
     since: float = 0.0
     mark: float = 0.0               # lingering and suspended time are accounted up to here
+    priority: int = field(init=False, default=0)    # CLASSES[cls], read at every CPU decision
 
-    _LOCAL = ("stop_at", "fault_at", "since", "mark")
+    _LOCAL = ("stop_at", "fault_at", "since", "mark", "priority")
 
-    @property
-    def priority(self) -> int:
-        return CLASSES[self.cls]
+    def __post_init__(self):
+        self.priority = CLASSES[self.cls]
 
     @property
     def remaining(self) -> float:
@@ -123,7 +123,7 @@ class Job:
         """Rebuild a job from a received map, checking every field before anything is applied."""
         if not isinstance(state, dict):
             raise MessageError(f"payload.job: expected a map, got {type(state).__name__}")
-        known = {f.name: f for f in fields(cls) if f.name not in cls._LOCAL}
+        known = _KNOWN
         for name in ("id", "home", "arrival", "work"):
             if name not in state:
                 raise MessageError(f"payload.job.{name}: missing")
@@ -160,3 +160,4 @@ class Job:
 
 
 _STATE_FIELDS = tuple(f.name for f in fields(Job) if f.name not in Job._LOCAL)
+_KNOWN = {f.name: f for f in fields(Job) if f.name not in Job._LOCAL}       # what a received job may carry

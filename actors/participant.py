@@ -58,12 +58,13 @@ class Participant:
                 checked.append((env, self.check(env)))
             except MessageError as exc:
                 raise MessageError(f"envelope #{i} ({env.kind} from node {env.sender}): {exc}") from None
+        q, receive = self.q, self._receive
         for env, parsed in checked:
             at = env.deliver_at
-            if at < self.q.now:
-                self.lateness.setdefault(env.kind, []).append(self.q.now - at)
-                at = self.q.now
-            self.q.at(at, self._receive, (env, parsed), rank=MESSAGE, key=(env.sender, env.seq))
+            if at < q.now:
+                self.lateness.setdefault(env.kind, []).append(q.now - at)
+                at = q.now
+            q.at(at, receive, (env, parsed), MESSAGE, (env.sender, env.seq))
 
     def check(self, env: Envelope):
         """Validate a message's payload before anything is applied; return what `_receive` needs."""

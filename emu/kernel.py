@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+from heapq import heappush
 from typing import Callable
 
 MESSAGE, LOCAL = 0, 1
@@ -37,16 +38,17 @@ class Heap:
 
 
 class EventQueue:
-    __slots__ = ("heap", "now", "owner")
+    __slots__ = ("heap", "now", "owner", "entries", "counter")
 
     def __init__(self, heap: Heap | None = None, owner=None):
         self.heap = heap if heap is not None else Heap()
+        self.entries, self.counter = self.heap.entries, self.heap.counter    # the heap's, looked up once
         self.now = 0.0
         self.owner = owner
 
     def at(self, time: float, fn: Callable, arg=None, rank: int = LOCAL, key: tuple = ()) -> list:
-        entry = [time, rank, key, next(self.heap.counter), fn, arg, self]
-        heapq.heappush(self.heap.entries, entry)
+        entry = [time, rank, key, next(self.counter), fn, arg, self]
+        heappush(self.entries, entry)
         return entry
 
     def next_time(self) -> float:
