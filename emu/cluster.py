@@ -1,6 +1,8 @@
 """From a scenario to the participants of a run: one blueprint per workstation (its spec, policy, seed and
-the jobs whose home it is) plus the load collector and, on a shared medium, the bus. A blueprint is plain data, so a runtime can build the
-participant in this process (`make`) or inside a Ray actor, and both get the same object."""
+the jobs whose home it is) plus the load collector and, on a shared medium, the bus. A blueprint is plain data
+(its jobs are `Job` objects, built once by the workload), so a runtime can build the participant in this
+process (`make`: the inline runtime's participants run the blueprint's own jobs) or inside a Ray actor (from
+a copy), and both get the same object."""
 from __future__ import annotations
 
 import policies
@@ -24,7 +26,7 @@ def blueprints(scenario: dict) -> list[dict]:
     owner = owners(scenario, n)
     by_home = [[] for _ in range(n)]
     for job in jobs:
-        by_home[job.home].append(job.to_state())
+        by_home[job.home].append(job)
     # a policy that reads no load index runs on a cluster that exchanges none (policies.base.Policy.reads_index)
     reads = policies.load(scenario["policy"]["name"]).reads_index
     exchange = scenario["load_index"]["exchange"] if reads else "none"
@@ -47,7 +49,6 @@ def blueprints(scenario: dict) -> list[dict]:
 
 def make(bp: dict, heap=None):
     """Build the participant a blueprint describes (sharing `heap`, the inline runtime's one event loop)."""
-    from actors.job import Job
     if bp["role"] == "collector":
         return Collector(bp["id"], bp["peers"], bp["period"], bp["network"]["bandwidth"], bp["network"]["latency"],
                          heap, bp["bus"])
@@ -57,7 +58,7 @@ def make(bp: dict, heap=None):
     policy = policies.load(bp["policy"]["name"])(**params)
     insertion = policies.load(bp["insertion"], "INSERTION")() if bp["insertion"] else None
     return Workstation(bp["id"], bp["spec"], policy, bp["seed"], bp["peers"], bp["collector"],
-                       [Job(**s) for s in bp["arrivals"]], insertion, heap, bp["owner"])
+                       bp["arrivals"], insertion, heap, bp["owner"])
 
 
 def lookahead(scenario: dict) -> float:

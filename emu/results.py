@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from actors.job import STATES, Job
+from actors.job import STATES
 from emu.scenario import node_specs
 
 # Messages that carry a job: one of these arriving after its deliver_at changes what happens (a straggler).
@@ -37,13 +37,12 @@ def _mean(values) -> float:
 def lost_jobs(blueprints: list[dict], finals: list[dict]) -> list[dict]:
     """The submitted jobs no surviving participant reported, as jobs.csv rows in state "lost": they were on
     a workstation whose Ray node died, or on their way to it. What is known of them is what the workload
-    drew; where they had got to died with the node."""
+    drew (the blueprints' jobs: only a Ray actor's copy of them ran); where they had got to died with the node."""
     seen = {j["job"] for f in finals for j in f["jobs"]}
     seen.update(i for f in finals if f["role"] == "workstation" for i in f["stats"]["not_arrived"])
     rows = []
-    for state in (s for bp in blueprints for s in bp.get("arrivals", ())):
-        if state["id"] not in seen:
-            job = Job(**state)
+    for job in (job for bp in blueprints for job in bp.get("arrivals", ())):
+        if job.id not in seen:
             job.state = "lost"
             rows.append(job.record())
     return rows
