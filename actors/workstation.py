@@ -70,7 +70,7 @@ class Workstation(Participant):
         self._fault_rate = 0.0          # faults per op under the resident demand (set by _memory_changed)
         self.paging: dict[int, tuple] = {}      # job id -> (job, since): waiting for pages from a host
         self.leaving: dict[int, int] = {}       # job id -> destination: migrates once its pages are in
-        self._last = {"time": 0.0, "busy": 0.0, "faults": 0, "disk": 0.0}
+        self._last = (0.0, 0.0, 0, 0.0)     # at the last report: time, CPU busy, faults, disk busy
         self.owner = None if owner is None else Owner(
             self, owner["utilization"], owner["nonidle"], owner["period"], BurstTable(owner["bursts"]),
             cpu["context_switch"], random.Random(owner["seed"]), fine=cpu["mode"] == "quantum")
@@ -84,15 +84,19 @@ class Workstation(Participant):
 
     def load(self) -> dict:
         """This node's load report (the papers' load index entry), with the policy's own fields."""
-        busy = self.cpu.busy_time()
-        span = self.q.now - self._last["time"]
-        return {"node": self.id, "time": self.q.now, "jobs": len(self.jobs), "ready": self.cpu.queue_length(),
-                "pending": len(self.pending), "speed": self.speed, "memory": self.pager.user_memory,
-                "demand": self.pager.demand, "idle": self.pager.idle,
-                "cpu_util": (busy - self._last["busy"]) / span if span > 0 else 0.0,
-                "fault_rate": (self.faults - self._last["faults"]) / span if span > 0 else 0.0,
-                "foreign": sum(j.cls == "foreign" for j in self.jobs.values()),
-                **({} if self.owner is None else self.owner.report()), **self.policy.report(self)}
+        now, pager = self.q.now, self.pager
+        since, busy, faults, _ = self._last
+        span = now - since
+        report = {"node": self.id, "time": now, "jobs": len(self.jobs), "ready": self.cpu.queue_length(),
+                  "pending": len(self.pending), "speed": self.speed, "memory": pager.user_memory,
+                  "demand": pager.demand, "idle": pager.idle,
+                  "cpu_util": (self.cpu.busy_time() - busy) / span if span > 0 else 0.0,
+                  "fault_rate": (self.faults - faults) / span if span > 0 else 0.0,
+                  "foreign": sum(j.cls == "foreign" for j in self.jobs.values()) if self.jobs else 0}
+        if self.owner is not None:
+            report.update(self.owner.report())
+        report.update(self.policy.report(self))
+        return report
 
     # -- population accounting (Little's law) ----------------------------------------------------------------
     def _count(self) -> None:
@@ -511,12 +515,12 @@ class Workstation(Participant):
     # -- periodic load report and sample ---------------------------------------------------------------------
     def _report(self, _=None) -> None:
         report = self.load()
-        busy = self.cpu.busy_time()
-        self.samples.append({**report, "disk_queue": self.disk.waiting, "guest": self.pager.guest,
-                             "remote": sum(self.pager.remote.values()),
-                             "disk_util": (self.disk.busy - self._last["disk"]) / self.period,
-                             "net_bytes": self.nic.bytes_sent})
-        self._last = {"time": self.q.now, "busy": busy, "faults": self.faults, "disk": self.disk.busy}
+        pager, disk = self.pager, self.disk
+        sample = report.copy()
+        sample.update(disk_queue=disk.waiting, guest=pager.guest, remote=sum(pager.remote.values()),
+                      disk_util=(disk.busy - self._last[3]) / self.period, net_bytes=self.nic.bytes_sent)
+        self.samples.append(sample)
+        self._last = (self.q.now, self.cpu.busy_time(), self.faults, disk.busy)
         if self.exchange == "collector":
             self.send(self.collector, "load_report", {"report": report})
         elif self.exchange == "gossip":
