@@ -1,97 +1,118 @@
-"""The thin Ray actor that hosts one participant (a workstation or the load collector). All the model lives
-in the participant; this wrapper only moves encoded message batches and, in the paced runtime, maps wall
-time to virtual time.
+"""The Ray actors of the two Ray runtimes. All the model lives in the participants; an actor only moves
+encoded message batches and, in the paced runtime, maps wall time to virtual time.
 
-Stepped: the driver calls `step(until, batches)` once per window (see `emu.conservative`).
-Paced: `run_paced(epoch, speed, stop_time, board)` loops on its own: virtual now = (wall - epoch) * speed; it
-processes what is due, sends what its participant sent (one call per destination per wake-up, carrying
-every envelope due there, with at most MAX_IN_FLIGHT calls outstanding), and sleeps until its next event or
-until a message arrives; it posts its snapshot to the board every POST_EVERY wall seconds; an actor that has fallen behind still yields to its event loop each turn, so that
-messages and the driver get in. Sleeping is hybrid:
-asyncio until 1.5 ms before the target (asyncio has a ~1 ms floor), then a short busy sleep, which keeps wake
-lateness near 0.1 ms. Wake lateness (wall) and late messages (virtual) are recorded for the summary.
+A `Host` holds a group of participants on one shared event heap, as the inline runtime holds them all
+(`emu.inline`): one participant per host by default (a workstation is an actor), or several (`nowemu run
+--actors K`) when there are more workstations than CPUs and Ray calls, not the model, would take the time.
+Messages between participants of one host go straight into the heap (through the codec, as inline); only
+those between hosts go through Ray: one call per destination host per turn, a broadcast's batch once per host.
+
+Stepped: the driver calls `step(until, batches)` once per window (one participant per host; `emu.conservative`).
+Paced: `run_paced(epoch, speed, stop_time, board, phase)` loops on its own: virtual now = (wall - epoch) *
+speed; it processes what is due, sends what its participants sent (at most MAX_IN_FLIGHT calls outstanding),
+and sleeps until its next event or until a message arrives; an actor that has fallen behind still yields to
+its event loop each turn, so that messages and the driver get in. Sleeping is hybrid: asyncio until 1.5 ms
+before the target (asyncio has a ~1 ms floor), then a short busy sleep. Every POST_EVERY wall seconds, at its
+own phase so that hosts take turns, a host posts its participants' snapshots to the board in one call.
+
+Lateness, the fidelity figure: every local event is recorded with the wall time at which it was processed
+minus the wall time it was due (epoch + t / speed), whatever made it late: a slow wake-up, a host still busy
+with earlier events, with messages or the driver, or waiting on backpressure. One record per event, not per
+wake-up, so the percentiles are over events: a turn that catches up 50 events after a stall counts 50 late
+events. Messages are not in it: one that arrives after its participant has passed its deliver_at is counted
+by the participant (late messages; stragglers if it carries a job), and one that arrives before is processed
+in virtual-time order, as in every runtime; Ray's transport time is the former's measure, not this one's.
 """
 from __future__ import annotations
 
 import asyncio
+import heapq
 import time
+from array import array
+from collections import defaultdict
 
+import numpy as np
 import ray
 
 from emu.cluster import make
 from emu.conservative import step
 from emu.envelope import by_destination, decode_batch
+from emu.kernel import FN, LOCAL, Heap
 
 SPIN = 0.0015
-MAX_IN_FLIGHT = 256       # sends an actor may have outstanding before it waits for the oldest
-POST_EVERY = 0.25         # wall seconds between an actor's snapshots to the board
+MAX_IN_FLIGHT = 256       # sends a host may have outstanding before it waits for the oldest
+# wall seconds between a host's posts: the view redraws up to 4 times a second but its rows need not change
+# that often; every post costs the host ~0.5 ms and the board ~0.9 ms of CPU
+POST_EVERY = 0.5
 
 
 @ray.remote(num_cpus=0)
 class Board:
-    """Where paced actors post their snapshots a few times a second. The driver and the live view read this
-    one place: polling every actor instead woke each of them several times a second, and those wake-ups were
-    the largest part of the actors' lateness."""
+    """Where paced hosts post their snapshots. The driver and the live view read this one place: polling every
+    actor instead woke each of them several times a second, and those wake-ups made them late."""
 
     def __init__(self):
         self.snapshots: dict[int, dict] = {}
 
-    def post(self, node: int, snapshot: dict) -> None:
-        self.snapshots[node] = snapshot
+    def post(self, snapshots: list[dict]) -> None:
+        for s in snapshots:
+            self.snapshots[s["node"]] = s
 
     def read(self) -> list[dict]:
         return list(self.snapshots.values())
 
 
+class Host:
+    """A group of participants on one heap; `HostActor` is it as a Ray actor (tests drive it in-process)."""
 
-@ray.remote(num_cpus=0)
-class ParticipantActor:
-    def __init__(self, blueprint: dict):
-        self.p = make(blueprint)
-        self.peers = {}
-        self.inbox: list = []
+    def __init__(self, blueprints: list[dict]):
+        self.heap = Heap()
+        self.parts = {bp["id"]: make(bp, self.heap) for bp in blueprints}
+        self.hosts, self.host_of, self.me = {}, {}, None
+        self.inbox: list = []                                   # (envelopes, destinations), decoded on arrival
+        self.outgoing: dict[int, dict] = defaultdict(dict)      # host -> {id(batch): (batch, destinations)}
+        self.sends = []
         self.wake = None
         self.running = False
-        self.sends = []
-        self.wake_lateness: list[float] = []
+        self.lateness = array("d")          # wall seconds, one per local event processed (paced)
+        self.reported = 0                   # how many of them the last post summarized
 
     def where(self) -> str:
         return ray.get_runtime_context().get_node_id()
 
     def next_time(self) -> float:
-        return self.p.next_event_time()
+        return self.heap.top_time()
 
     def now(self) -> float:
-        return self.p.now
+        return max(p.now for p in self.parts.values())
 
     def step(self, until: float, batches: list):
-        return step(self.p, until, batches)
+        (p,) = self.parts.values()          # stepped: one participant per host (its windows need its own heap)
+        return step(p, until, batches)
 
-    def snapshot(self) -> dict:
-        return self.p.snapshot()
+    def snapshots(self) -> list[dict]:
+        return [p.snapshot() for p in self.parts.values()]
 
     def final(self) -> dict:
-        for envs in self.inbox:          # messages that landed after the stop are still on the wire
-            self.p.deliver(envs)
-        self.inbox = []
-        out = self.p.final()
-        out["stats"]["wake_lateness"] = self.wake_lateness
-        return out
+        self._deliver()                 # messages that landed after the stop are still on the wire
+        return {"finals": [p.final() for p in self.parts.values()], "lateness": self.lateness.tobytes()}
 
     # -- paced -----------------------------------------------------------------------------------------------
-    def connect(self, handles: dict) -> None:
-        self.peers = handles
+    def connect(self, hosts: dict, host_of: dict, me: int) -> None:
+        """`hosts`: host index -> handle; `host_of`: participant id -> host index; `me`: this host's index."""
+        self.hosts, self.host_of, self.me = hosts, host_of, me
 
     async def ping(self) -> bool:
         return True
 
     async def warm(self) -> int:
         """Make the first call to every peer before the clock starts (a first call can take 100 ms)."""
-        await asyncio.gather(*[h.ping.remote() for i, h in self.peers.items() if i != self.p.id])
-        return len(self.peers)
+        await asyncio.gather(*[h.ping.remote() for i, h in self.hosts.items() if i != self.me])
+        return len(self.hosts)
 
-    async def receive(self, batch: bytes) -> None:
-        self.inbox.append(decode_batch(batch))      # checked whole here, applied by the loop
+    async def receive(self, batches: list) -> None:
+        for batch, dests in batches:
+            self.inbox.append((decode_batch(batch), dests))      # checked whole here, applied by the loop
         if self.wake is not None:
             self.wake.set()
 
@@ -100,37 +121,77 @@ class ParticipantActor:
         if self.wake is not None:
             self.wake.set()
 
-    def _posted(self) -> dict:
-        """The snapshot posted to the board, with this actor's recent wake lateness p99 (the 5th largest of its
-        last 500 wake-ups)."""
-        return {**self.p.snapshot(), "wake_p99": (sorted(self.wake_lateness[-500:])[-5:] or [0.0])[0]}
+    def _deliver(self) -> None:
+        for envs, dests in self.inbox:
+            for dest in dests:
+                self.parts[dest].deliver(envs)
+        self.inbox = []
 
-    async def run_paced(self, epoch: float, speed: float, stop_time: float, board) -> float:
+    def _route(self, p) -> None:
+        """What `p` sent: to a participant of this host at once, as inline does; to another host, kept for one
+        call per host at the end of the turn (a broadcast's one encoding listed with all its destinations)."""
+        decoded = {}
+        for dest, (batch, _) in by_destination(p.outbox, p.workstations).items():
+            if dest in self.parts:
+                if id(batch) not in decoded:
+                    decoded[id(batch)] = decode_batch(batch)
+                self.parts[dest].deliver(decoded[id(batch)])
+            else:
+                self.outgoing[self.host_of[dest]].setdefault(id(batch), (batch, []))[1].append(dest)
+        p.outbox = []
+
+    async def _flush(self) -> None:
+        for host, batches in self.outgoing.items():
+            self.sends.append(self.hosts[host].receive.remote(list(batches.values())))
+        self.outgoing.clear()
+        if len(self.sends) > MAX_IN_FLIGHT:
+            _, self.sends = ray.wait(self.sends, num_returns=len(self.sends), timeout=0)
+        if len(self.sends) > MAX_IN_FLIGHT:          # backpressure: let the oldest land first
+            await asyncio.gather(*self.sends[:MAX_IN_FLIGHT // 2], return_exceptions=True)
+            self.sends = self.sends[MAX_IN_FLIGHT // 2:]
+
+    def _post(self, board):
+        """Post every participant's snapshot, with the p99 of this host's event lateness since its last post."""
+        recent = self.lateness[self.reported:]
+        self.reported = len(self.lateness)
+        p99 = float(np.percentile(recent, 99)) if len(recent) else 0.0
+        return board.post.remote([{**p.snapshot(), "lateness_p99": p99} for p in self.parts.values()])
+
+    def _advance(self, vnow: float, epoch: float, speed: float) -> None:
+        """Process every event before `vnow` in order, on the shared heap (emu.inline's loop), recording each
+        local event's wall lateness as it starts."""
+        entries, late, clock = self.heap.entries, self.lateness.append, time.time
+        while entries and entries[0][0] < vnow:
+            entry = heapq.heappop(entries)
+            fn = entry[FN]
+            if fn is None:
+                continue
+            if entry[1] == LOCAL:
+                late(clock() - epoch - entry[0] / speed)
+            q = entry[6]
+            q.now = entry[0]
+            fn(entry[5])
+            if q.owner.outbox:
+                self._route(q.owner)
+        for p in self.parts.values():       # each has processed everything before vnow (EventQueue.run_until)
+            if p.q.now < vnow:
+                p.q.now = vnow
+
+    async def run_paced(self, epoch: float, speed: float, stop_time: float, board, phase: float = 0.0) -> float:
         self.wake = asyncio.Event()
         self.running = True
-        p = self.p
-        posted = 0.0
+        posted = time.time() - (1.0 - phase) * POST_EVERY        # hosts post in turn, `phase` in [0, 1)
         while self.running:
             if time.time() - posted >= POST_EVERY:
                 posted = time.time()
-                board.post.remote(p.id, self._posted())
-            now = (time.time() - epoch) * speed
-            for envs in self.inbox:
-                p.deliver(envs)
-            self.inbox = []
-            out = p.advance(min(now, stop_time))
-            if out:
-                for dest, (batch, _) in by_destination(out, p.workstations).items():
-                    self.sends.append(self.peers[dest].receive.remote(batch))
-                if len(self.sends) > MAX_IN_FLIGHT:
-                    _, self.sends = ray.wait(self.sends, num_returns=len(self.sends), timeout=0)
-                if len(self.sends) > MAX_IN_FLIGHT:      # backpressure: let the oldest land first
-                    await asyncio.gather(*self.sends[:MAX_IN_FLIGHT // 2], return_exceptions=True)
-                    self.sends = self.sends[MAX_IN_FLIGHT // 2:]
-            if now >= stop_time:
+                self._post(board)
+            vnow = min((time.time() - epoch) * speed, stop_time)
+            self._deliver()
+            self._advance(vnow, epoch, speed)
+            await self._flush()
+            if vnow >= stop_time:
                 break
-            target = min(p.next_event_time(), stop_time)
-            target_wall = epoch + target / speed
+            target_wall = epoch + min(self.heap.top_time(), stop_time) / speed
             self.wake.clear()
             delay = target_wall - time.time()
             if delay <= 0:
@@ -146,10 +207,11 @@ class ParticipantActor:
             delay = target_wall - time.time()
             if delay > 0:
                 time.sleep(delay)
-            self.wake_lateness.append(max(0.0, time.time() - target_wall))
         # everything sent has landed before we report (a send to a peer that died is lost with it)
         await asyncio.gather(*self.sends, return_exceptions=True)
         self.sends = []
-        await board.post.remote(p.id, self._posted())
-        return p.now
+        await self._post(board)
+        return self.now()
 
+
+HostActor = ray.remote(num_cpus=0)(Host)

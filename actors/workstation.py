@@ -76,7 +76,7 @@ class Workstation(Participant):
             cpu["context_switch"], random.Random(owner["seed"]), fine=cpu["mode"] == "quantum")
         for job in arrivals:
             self.q.at(job.arrival, self._arrive, job)
-        self.q.at(0.0, self._report)
+        self.q.at(spec["report_phase"], self._report)     # 0, or staggered (load_index.stagger)
 
     # -- what policies read --------------------------------------------------------------------------------
     def peers(self) -> range:

@@ -1,6 +1,7 @@
 """The `nowemu` command (also `python -m emu`).
 
-    nowemu run SCENARIO [--runtime paced|stepped|inline] [--speed S] [--seed N] [--address A] [--out DIR]
+    nowemu run SCENARIO [--runtime paced|stepped|inline] [--speed S] [--seed N] [--address A] [--actors K]
+                        [--out DIR]
                         [--set key=value ...] [--view/--no-view]
     nowemu validate SCENARIO [--set key=value ...]
     nowemu list [DIR]
@@ -52,6 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--speed", type=float, help="paced: virtual seconds per wall second (default: the scenario's)")
     r.add_argument("--seed", type=int, help="override the scenario's seed")
     r.add_argument("--address", help='join a Ray cluster ("auto" or "ray://host:port"); default: embedded Ray')
+    r.add_argument("--actors", type=int, metavar="K", help="paced: spread the participants over K Ray actors, "
+                   "each running its group on one event heap (default: one actor per participant)")
     r.add_argument("--out", help="results folder (default: results/NAME-RUNTIME-sSEED-TIME)")
     r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a scenario field")
     r.add_argument("--view", action=argparse.BooleanOptionalAction, default=None,
@@ -167,7 +170,7 @@ def cmd_run(args) -> int:
     shown = view or console.is_terminal     # --no-view in a terminal still shows the clock and the jobs bar
     with (LiveView(console, total, runtime, speed, s["name"], s["stop"]["time"], nodes=view) if shown
           else nullcontext()) as live:
-        result = run(s, runtime, speed, args.address, live, log=console.print)
+        result = run(s, runtime, speed, args.address, live, log=console.print, actors=args.actors)
     results.write(result, out)
     _print_summary(console, result["summary"], out)
     return 3 if "lost" in result["summary"] else 0
@@ -184,8 +187,9 @@ def _print_summary(console, summary: dict, out: Path) -> None:
         console.print(f"[yellow]not finished: {json.dumps(unfinished)}[/]")
     if "paced" in summary:
         p, f = summary["paced"], summary["fidelity"]
-        console.print(f"fidelity: wake lateness p50 {p['wake_lateness_ms_p50']:.2f} ms, p99 "
-                      f"{p['wake_lateness_ms_p99']:.2f} ms (wall); stragglers {f['stragglers']}; late load "
+        console.print(f"fidelity: event lateness p50 {p['event_lateness_ms_p50']:.2f} ms, p99 "
+                      f"{p['event_lateness_ms_p99']:.2f} ms, max {p['event_lateness_ms_max']:.1f} ms (wall, "
+                      f"{p['events']:,} events); stragglers {f['stragglers']}; late load "
                       f"messages {f['late_messages'] - f['stragglers']}")
     if "lost" in summary:
         lost, states = summary["lost"], m["states"]

@@ -1,4 +1,5 @@
-"""The two Ray runtimes: one actor per participant, spread over the cluster's nodes.
+"""The two Ray runtimes: participants hosted by Ray actors (`actors.ray_actor.Host`) spread over the cluster's
+nodes; one participant per actor, or (paced) the participants dealt over K actors (`actors`).
 
 Locally Ray starts embedded (2 CPUs, no dashboard, quiet); `address` ("auto" or "ray://host:port") joins a
 running cluster. Actors take no CPU reservation (they mostly sleep) and are dealt round-robin over the
@@ -9,8 +10,8 @@ the run stops, the survivors report, and the jobs that died with it are reported
   to inline for the same scenario and seed.
 - paced: every actor runs its own loop against the wall clock (see `actors.ray_actor`); the driver only
   warms the actors up, fixes the epoch, reads the board the actors post their snapshots to, and stops them
-  when every job is done. Its results
-  agree with inline statistically, and its fidelity figures say how faithful it was.
+  when every job is done. Its results agree with inline statistically, and its fidelity figures say how
+  faithful it was: the lateness of every local event (wall ms) and the messages that came too late.
 """
 from __future__ import annotations
 
@@ -19,7 +20,9 @@ import time
 
 import numpy as np
 
-FAITHFUL_WAKE_MS = 5.0      # p99 wake lateness (wall ms) beyond which a paced run is not faithful (the issue's bar)
+from emu.scenario import ScenarioError
+
+FAITHFUL_LATENESS_MS = 5.0  # p99 event lateness (wall ms) beyond which a paced run is not faithful (the issue's bar)
 # The embedded Ray is always a new one of this process's own ("local"): a bare ray.init() would join the last
 # cluster started on the machine (`ray start`, a test's multi-node cluster) and fail on num_cpus
 LOCAL_INIT = dict(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR",
@@ -41,10 +44,11 @@ def start_ray(address: str | None = None):
 
 
 class RayHosts:
-    """The participants as Ray actors, for the conservative-window driver."""
+    """The participants as Ray actors, one each, for the conservative-window driver."""
 
-    def __init__(self, ray, actors: dict):
-        self.ray, self.actors = ray, actors
+    def __init__(self, ray, hosts: list):
+        self.ray = ray
+        self.actors = {ids[0]: actor for actor, ids in hosts}
 
     def next_times(self) -> dict:
         ids = list(self.actors)
@@ -56,90 +60,113 @@ class RayHosts:
         return dict(zip(ids, self.ray.get(refs)))
 
     def finals(self) -> list[dict]:
-        return self.ray.get([a.final.remote() for a in self.actors.values()])
+        return _finals(self.ray.get([a.final.remote() for a in self.actors.values()]))
 
     def snapshots(self) -> list[dict]:
-        return self.ray.get([a.snapshot.remote() for a in self.actors.values()])
+        return [s for ss in self.ray.get([a.snapshots.remote() for a in self.actors.values()]) for s in ss]
 
 
-def _spawn(ray, bps: list[dict]) -> dict:
-    """One actor per participant, dealt round-robin over the cluster's live nodes (Ray's own SPREAD is only
-    best effort and can pile several on one node, and so is soft affinity). Actors reserve no CPU, so hard
-    affinity never waits for a busy node."""
+def groups(bps: list[dict], actors: int | None) -> list[list[dict]]:
+    """The participants dealt over `actors` hosts (one each by default): round robin, so that the workstations
+    are spread evenly and the collector or bus, last, lands on the hosts with fewest."""
+    k = len(bps) if actors is None else actors
+    if not 1 <= k <= len(bps):
+        raise ScenarioError(f"actors: expected a number of Ray actors from 1 to {len(bps)} (the run's "
+                            f"participants), got {k}")
+    return [bps[i::k] for i in range(k)]
+
+
+def _spawn(ray, parts: list[list[dict]]) -> list:
+    """One actor per group, dealt round-robin over the cluster's live nodes (Ray's own SPREAD is only best
+    effort and can pile several on one node, and so is soft affinity). Actors reserve no CPU, so hard
+    affinity never waits for a busy node. Returns [(actor, participant ids)]."""
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-    from actors.ray_actor import ParticipantActor
+    from actors.ray_actor import HostActor
     nodes = sorted(n["NodeID"] for n in ray.nodes() if n["Alive"])
-    actors = {bp["id"]: ParticipantActor.options(scheduling_strategy=NodeAffinitySchedulingStrategy(
-        nodes[k % len(nodes)], soft=False)).remote(bp) for k, bp in enumerate(bps)}
-    ray.get([a.next_time.remote() for a in actors.values()])          # all constructed
-    return actors
+    hosts = [(HostActor.options(scheduling_strategy=NodeAffinitySchedulingStrategy(nodes[k % len(nodes)],
+                                                                                  soft=False)).remote(group),
+              [bp["id"] for bp in group]) for k, group in enumerate(parts)]
+    ray.get([a.next_time.remote() for a, _ in hosts])          # all constructed
+    return hosts
 
 
-def _salvage(ray, actors: dict, info: dict, exc: Exception) -> tuple[list, float]:
-    """A participant died (its Ray node went down): stop the others and keep what they hold; record who was
-    lost in `info["lost"]`. The jobs that died with it are reported by emu.results.lost_jobs."""
-    alive = {}
-    for i, a in actors.items():
+def _finals(outs: list[dict]) -> list[dict]:
+    return [f for out in outs for f in out["finals"]]
+
+
+def _salvage(ray, hosts: list, info: dict, exc: Exception) -> tuple[list, float]:
+    """A host died (its Ray node went down): stop the others and keep what they hold; record who was lost in
+    `info["lost"]`. The jobs that died with it are reported by emu.results.lost_jobs."""
+    alive, dead = [], []
+    for a, ids in hosts:
         try:
             ray.get(a.next_time.remote(), timeout=10)
-            alive[i] = a
+            alive.append(a)
         except (ray.exceptions.RayError, ray.exceptions.GetTimeoutError):
-            pass
-    dead = sorted(set(actors) - set(alive))
+            dead += ids
+    dead.sort()
     message = str(exc).strip().splitlines()
     info["lost"] = {"participants": dead, "hosts": {str(i): info["hosts"].get(str(i), {}) for i in dead},
                     "error": message[0] if message else type(exc).__name__}
-    ray.get([a.stop.remote() for a in alive.values()])
-    finals = ray.get([a.final.remote() for a in alive.values()])
-    return finals, max(ray.get([a.now.remote() for a in alive.values()]), default=0.0)
+    ray.get([a.stop.remote() for a in alive])
+    outs = ray.get([a.final.remote() for a in alive])
+    return outs, max(ray.get([a.now.remote() for a in alive]), default=0.0)
 
 
-def _hosting(ray, actors: dict) -> dict:
-    where = dict(zip(actors, ray.get([a.where.remote() for a in actors.values()])))
+def _hosting(ray, hosts: list) -> dict:
+    where = ray.get([a.where.remote() for a, _ in hosts])
     address = {n["NodeID"]: n["NodeManagerAddress"] for n in ray.nodes()}
-    return {str(i): {"ray_node": node, "address": address.get(node, "")} for i, node in where.items()}
+    return {str(i): {"ray_node": node, "address": address.get(node, "")}
+            for (_, ids), node in zip(hosts, where) for i in ids}
 
 
-def run(runtime: str, scenario: dict, bps: list[dict], total: int, speed: float, address, progress, log=None):
+def run(runtime: str, scenario: dict, bps: list[dict], total: int, speed: float, address, progress, log=None,
+        actors: int | None = None):
+    parts = groups(bps, actors)
+    if runtime == "stepped" and len(parts) < len(bps):
+        raise ScenarioError("actors: the stepped runtime runs one participant per actor (each window advances "
+                            "participants on heaps of their own); use it with the paced runtime")
     ray = start_ray(address)
     from emu import cluster
     from emu.conservative import run_windows
     t0 = time.perf_counter()
-    actors = _spawn(ray, bps)
-    info = {"hosts": _hosting(ray, actors), "startup_time": time.perf_counter() - t0}
+    hosts = _spawn(ray, parts)
+    info = {"hosts": _hosting(ray, hosts), "actors": len(hosts), "startup_time": time.perf_counter() - t0}
     if log is not None:
-        log(f"{len(actors)} participants started on {len({h['ray_node'] for h in info['hosts'].values()})} "
-            f"Ray node(s) in {info['startup_time']:.1f} s")
+        log(f"{len(bps)} participants started in {len(hosts)} Ray actors on "
+            f"{len({h['ray_node'] for h in info['hosts'].values()})} Ray node(s) in {info['startup_time']:.1f} s")
     try:
         if runtime == "paced":
-            finals, end = _run_paced(ray, actors, scenario, total, speed, progress, info)
+            finals, end = _run_paced(ray, hosts, scenario, total, speed, progress, info)
         else:
-            hosts = RayHosts(ray, actors)
+            ray_hosts = RayHosts(ray, hosts)
             try:
-                end = run_windows(hosts, cluster.lookahead(scenario), total, scenario["stop"], progress)
-                finals = hosts.finals()
+                end = run_windows(ray_hosts, cluster.lookahead(scenario), total, scenario["stop"], progress)
+                finals = ray_hosts.finals()
             except ray.exceptions.RayActorError as exc:
-                finals, end = _salvage(ray, actors, info, exc)
+                outs, end = _salvage(ray, hosts, info, exc)
+                finals = _finals(outs)
     finally:
-        for a in actors.values():
+        for a, _ in hosts:
             ray.kill(a)
     return finals, end, info
 
 
-def _run_paced(ray, actors: dict, scenario: dict, total: int, speed: float, progress, info: dict):
+def _run_paced(ray, hosts: list, scenario: dict, total: int, speed: float, progress, info: dict):
     from actors.ray_actor import POST_EVERY, Board
-    handles = dict(actors)
-    ray.get([a.connect.remote(handles) for a in actors.values()])
-    ray.get([a.warm.remote() for a in actors.values()])
+    handles = {k: a for k, (a, _) in enumerate(hosts)}
+    host_of = {i: k for k, (_, ids) in enumerate(hosts) for i in ids}
+    ray.get([a.connect.remote(handles, host_of, k) for k, a in handles.items()])
+    ray.get([a.warm.remote() for a in handles.values()])
     stop_time = scenario["stop"]["time"]
     board = Board.remote()
     ray.get(board.read.remote())
     epoch = time.time() + 0.2
-    loops = [a.run_paced.remote(epoch, speed, stop_time, board) for a in actors.values()]
+    loops = [a.run_paced.remote(epoch, speed, stop_time, board, k / len(hosts)) for k, a in handles.items()]
     try:
         while True:
-            time.sleep(POST_EVERY)
+            time.sleep(POST_EVERY / 2)
             snapshots = ray.get(board.read.remote())
             finished = sum(s.get("finished", 0) for s in snapshots)
             vnow = (time.time() - epoch) * speed
@@ -150,30 +177,31 @@ def _run_paced(ray, actors: dict, scenario: dict, total: int, speed: float, prog
             if len(done) == len(loops):
                 break
             if scenario["stop"]["when"] == "all_done" and finished >= total:
-                ray.get([a.stop.remote() for a in actors.values()])
+                ray.get([a.stop.remote() for a in handles.values()])
         end = max(ray.get(loops))
-        finals = ray.get([a.final.remote() for a in actors.values()])
+        outs = ray.get([a.final.remote() for a in handles.values()])
     except ray.exceptions.RayActorError as exc:
-        finals, end = _salvage(ray, actors, info, exc)
+        outs, end = _salvage(ray, hosts, info, exc)
     wall = time.time() - epoch
-    wake = np.array([x for f in finals for x in f["stats"].pop("wake_lateness")]) * 1e3
-    p99 = float(np.percentile(wake, 99)) if len(wake) else 0.0
-    fidelity = {"speed": speed, "wake_lateness_ms_p50": float(np.percentile(wake, 50)) if len(wake) else 0.0,
-                "wake_lateness_ms_p99": p99, "wake_lateness_ms_max": float(wake.max()) if len(wake) else 0.0,
-                "virtual_behind_p99": p99 / 1e3 * speed, "virtual_time": end, "paced_wall": wall}
-    info["paced"] = fidelity
-    return finals, end
+    late = np.concatenate([np.frombuffer(o["lateness"]) for o in outs]) * 1e3 if outs else np.zeros(0)
+    pct = (lambda q: float(np.percentile(late, q))) if len(late) else (lambda q: 0.0)
+    info["paced"] = {"speed": speed, "events": len(late), "event_lateness_ms_p50": pct(50),
+                     "event_lateness_ms_p99": pct(99), "event_lateness_ms_max": float(late.max()) if len(late) else 0.0,
+                     "events_over_bar": int((late > FAITHFUL_LATENESS_MS).sum()),
+                     "virtual_behind_p99": pct(99) / 1e3 * speed, "virtual_time": end, "paced_wall": wall}
+    return _finals(outs), end
 
 
 def paced_warnings(summary: dict) -> list[str]:
     """Say when a paced run was too fast to be faithful: a job message arrived after its deliver_at
-    (a straggler), or actors woke more than FAITHFUL_WAKE_MS of wall time late at the 99th percentile."""
+    (a straggler), or local events were processed more than FAITHFUL_LATENESS_MS of wall time late at the
+    99th percentile."""
     paced, fid = summary["paced"], summary["fidelity"]
     out = []
     if fid["stragglers"]:
         out.append(f"{fid['stragglers']} job-carrying messages arrived after their deliver_at (stragglers): "
                    f"speed {paced['speed']:g} is too high for this scenario to be faithful; lower --speed")
-    if paced["wake_lateness_ms_p99"] > FAITHFUL_WAKE_MS:
-        out.append(f"p99 wake lateness {paced['wake_lateness_ms_p99']:.1f} ms of wall time (over 5 ms): the "
-                   f"actors cannot keep up with speed {paced['speed']:g}")
+    if paced["event_lateness_ms_p99"] > FAITHFUL_LATENESS_MS:
+        out.append(f"p99 event lateness {paced['event_lateness_ms_p99']:.1f} ms of wall time (over "
+                   f"{FAITHFUL_LATENESS_MS:g} ms): the actors cannot keep up with speed {paced['speed']:g}")
     return out

@@ -2,7 +2,8 @@
 
     inline   one process, no Ray, as fast as possible (tests, sweeps, reproductions)
     stepped  one Ray actor per workstation, conservative windows: identical to inline
-    paced    one Ray actor per workstation, virtual time = wall time x speed, each actor on its own
+    paced    one Ray actor per workstation (or the participants spread over `actors` Ray actors), virtual time =
+             wall time x speed, each actor on its own
 """
 from __future__ import annotations
 
@@ -12,13 +13,17 @@ import emu
 from emu import cluster, results
 from emu.inline import run_inline
 from emu.kernel import Heap
+from emu.scenario import ScenarioError
 
 
 def run(scenario: dict, runtime: str | None = None, speed: float | None = None, address: str | None = None,
-        progress=None, log=None) -> dict:
+        progress=None, log=None, actors: int | None = None) -> dict:
     """Run `scenario`; `progress(vnow, finished, snapshots)` is called a few times a second, `log(line)` with
-    news worth a line (Ray startup)."""
+    news worth a line (Ray startup); `actors`: how many Ray actors host the participants (paced)."""
     runtime = runtime or scenario["runtime"]
+    if actors is not None and runtime == "inline":
+        raise ScenarioError("actors: the inline runtime runs every participant in this process; --actors is for "
+                            "the paced runtime")
     speed = speed or scenario["speed"]
     bps = cluster.blueprints(scenario)
     total = sum(len(bp.get("arrivals", ())) for bp in bps)
@@ -31,7 +36,7 @@ def run(scenario: dict, runtime: str | None = None, speed: float | None = None, 
         finals = [p.final() for p in parts.values()]
     else:
         from emu import ray_runtime
-        finals, end, info = ray_runtime.run(runtime, scenario, bps, total, speed, address, progress, log)
+        finals, end, info = ray_runtime.run(runtime, scenario, bps, total, speed, address, progress, log, actors)
         extra.update(info)
     extra["wall_time"] = time.perf_counter() - wall
     result = results.assemble(finals, scenario, end, extra, results.lost_jobs(bps, finals))

@@ -135,6 +135,9 @@ SCHEMA = {
         "period": F("time", "1 s", positive=True),
         "exchange": F("str", "collector", choices=("collector", "gossip")),
         "fanout": F("int", 3, minimum=1),
+        # each node reports at its own phase within the period (node i at i/N of it) instead of all at once:
+        # for paced runs, where N reports in one instant queue N Ray calls on the cores
+        "stagger": F("bool", False),
     }),
     "owner": F("table", schema={          # owners' activity (paper 004); see emu/owners.py
         "activity": F("str", "none", choices=("none", "constant", "synthetic", "trace")),
@@ -439,5 +442,8 @@ def node_specs(scenario: dict) -> list[dict]:
     for kind in kinds:
         for _ in range(kind["count"]):
             specs.append({"speed": kind["speed"], "memory_size": kind["memory"], "swap": kind["swap"],
-                          "kind": kind["name"], **shared})
+                          "kind": kind["name"], "report_phase": 0.0, **shared})
+    if scenario["load_index"]["stagger"]:
+        for i, spec in enumerate(specs):
+            spec["report_phase"] = i * shared["report_period"] / len(specs)
     return specs

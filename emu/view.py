@@ -2,7 +2,7 @@
 runtime hands it; it never touches the model.
 
     quickstart  paced · virtual 54.2 s · speed ×10.0 (target ×10.0) · wall 11.7 s
-    fidelity  wake p99 2.11 ms (worst actor) · stragglers 0 · late load messages 338
+    fidelity  lateness p99 2.11 ms (worst actor) · stragglers 0 · late load messages 338
     jobs      ███████████·····························  54/200 done · 13 running · 0 queued · 133 to come   27%
     node  jobs  run q  pending   cpu  memory: demand / size        faults/s  disk q  done
        0     1      1        0  100%  ███████·····   305 / 512 MB         0       0     7
@@ -23,7 +23,7 @@ callable returning one dict per participant, called only for a frame that is dra
                          few events, as `Participant.log` wrote them), late ({message kind: how many were late})
     a workstation        jobs (resident), ready (run-queue length), pending, memory and demand (bytes),
                          cpu_util and fault_rate (over the last load-report period), disk_queue, finished
-    a paced actor        wake_p99: the p99 of its last 500 wake-ups' lateness (wall seconds)
+    a paced actor        lateness_p99: the p99 of its host's event lateness since its previous post (wall seconds)
     a workstation MAY    owner_active, reserved, lingering (owners, reservations, foreign jobs lingering: papers
                          003/004). Each is a column (a flag letter in the grid, a count in the totals) only when
                          some workstation reports it: True shows ●, a false value ·, anything else as itself.
@@ -48,7 +48,7 @@ from rich.console import Console
 from rich.live import Live
 from rich.text import Text
 
-from emu.ray_runtime import FAITHFUL_WAKE_MS
+from emu.ray_runtime import FAITHFUL_LATENESS_MS
 from emu.results import JOB_KINDS
 from emu.scenario import QUICKSTART
 
@@ -139,13 +139,13 @@ class Dashboard:
                              speed, f" · wall {self.wall:.1f} s")
 
     def _fidelity(self) -> list[Text]:
-        wakes = [s["wake_p99"] for s in self.snapshots if "wake_p99" in s]
-        if not wakes:
+        worst = max((s["lateness_p99"] for s in self.snapshots if "lateness_p99" in s), default=None)
+        if worst is None:
             return []
         late = [(kind, n) for s in self.snapshots for kind, n in s.get("late", {}).items()]
         stragglers = sum(n for kind, n in late if kind in JOB_KINDS)
-        return [Text.assemble(("fidelity  ", "bold"), "wake p99 ",
-                              (f"{max(wakes) * 1e3:.2f} ms", "green" if max(wakes) * 1e3 <= FAITHFUL_WAKE_MS else "red"),
+        return [Text.assemble(("fidelity  ", "bold"), "lateness p99 ",
+                              (f"{worst * 1e3:.2f} ms", "green" if worst * 1e3 <= FAITHFUL_LATENESS_MS else "red"),
                               " (worst actor) · stragglers ", (str(stragglers), "red" if stragglers else "green"),
                               f" · late load messages {sum(n for _, n in late) - stragglers}")]
 

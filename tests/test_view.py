@@ -139,11 +139,11 @@ def test_large_clusters_are_a_compact_grid_that_fits_120_columns(n):
 
 def test_the_paced_fidelity_line():
     parts, total, _ = midrun(30.0)
-    snaps = [{**p.snapshot(), "wake_p99": 0.21e-3 * (1 + p.id % 2)} for p in parts.values()]
+    snaps = [{**p.snapshot(), "lateness_p99": 0.21e-3 * (1 + p.id % 2)} for p in parts.values()]
     snaps[0]["late"] = {"migrate": 1, "remote_exec": 1, "load_index": 3}
     lines = draw(Dashboard(snaps, 30.0, 0, total, runtime="paced", target=10.0, rate=9.9))
     assert "speed ×9.9 (target ×10.0)" in lines[0]
-    assert lines[1] == "fidelity  wake p99 0.42 ms (worst actor) · stragglers 2 · late load messages 3"
+    assert lines[1] == "fidelity  lateness p99 0.42 ms (worst actor) · stragglers 2 · late load messages 3"
     assert not any(line.startswith("fidelity") for line in draw(frame(parts, total, 30.0)[1]))
 
 
@@ -202,10 +202,10 @@ def test_no_view_output_has_no_live_view(tmp_path):
 
 
 @pytest.mark.ray
-def test_paced_actors_post_their_wake_lateness_and_late_counts(ray_local):
+def test_paced_actors_post_their_lateness_and_late_counts(ray_local):
     seen = []
     run("quickstart.toml", "workload.jobs=20", runtime="paced", speed=50.0,
         progress=lambda vnow, finished, snapshots: seen.append(snapshots()))
     nodes = workstations(seen[-1])
-    assert len(nodes) == 8 and all(s["wake_p99"] >= 0 and isinstance(s["late"], dict) for s in nodes)
-    assert any(line.startswith("fidelity  wake p99") for line in draw(Dashboard(seen[-1], 1.0, 20, 20)))
+    assert len(nodes) == 8 and all(s["lateness_p99"] >= 0 and isinstance(s["late"], dict) for s in nodes)
+    assert any(line.startswith("fidelity  lateness p99") for line in draw(Dashboard(seen[-1], 1.0, 20, 20)))
