@@ -86,14 +86,11 @@ def metrics(jobs, samples, stats, end, scenario, events=()) -> dict:
     states = {s: sum(1 for j in jobs if j["state"] == s) for s in STATES}
     makespan = max((j["finish"] for j in done), default=0.0)
     horizon = max(end, makespan) if scenario["stop"]["when"] == "time" else makespan
-    by_time: dict[float, list] = {}
-    for s in samples:
-        by_time.setdefault(s["time"], []).append(s)
-    idle = [sum(s["idle"] for s in group) for group in by_time.values()]
-    memory = [sum(s["memory"] for s in group) for group in by_time.values()]
-    demand = [sum(min(s["demand"], s["memory"]) for s in group) for group in by_time.values()]
-    skew = balance_skews(by_time.values())
-    blocked = [any(s.get("blocked") for s in group) for group in by_time.values()]
+    series = ClusterSeries(samples)
+    idle, memory, remote = series.total("idle"), series.total("memory"), series.total("remote")
+    demand = series.total("demand", cap="memory")
+    skew = balance_skews(series.groups)
+    blocked = series.any("blocked")
     blocked_idle = [total for total, b in zip(idle, blocked) if b]
     busy = sum(s["busy"] - s["switching"] for s in stats)
     return {
@@ -125,9 +122,9 @@ def metrics(jobs, samples, stats, end, scenario, events=()) -> dict:
         if (total := sum(j["response"] for j in done)) > 0 else 0.0,
         "throughput": len(done) / makespan if makespan > 0 else 0.0,
         "cpu_utilization": busy / (len(stats) * horizon) if horizon > 0 else 0.0,
-        "memory_utilization": float(np.mean([d / m for d, m in zip(demand, memory)])) if memory else 0.0,
+        "memory_utilization": float(np.mean(np.divide(demand, memory))) if len(memory) else 0.0,
         "mean_idle_memory": _mean(idle),
-        "mean_network_ram": _mean([sum(s.get("remote", 0.0) for s in group) for group in by_time.values()]),
+        "mean_network_ram": _mean(remote),
         "mean_balance_skew": _mean(skew),
         "blocked_time_fraction": _mean(blocked),        # share of samples in which some node is blocked
         "blocked_idle_memory": _mean(blocked_idle),     # the cluster's idle memory in those samples
@@ -138,6 +135,43 @@ def metrics(jobs, samples, stats, end, scenario, events=()) -> dict:
         "bytes_sent": float(sum(s["bytes_sent"] for s in stats)),
         **owner_metrics(jobs, stats, horizon),
     }
+
+
+class ClusterSeries:
+    """The samples of all workstations grouped by sample time (`groups`), and the cluster's totals at each
+    time. A total adds the nodes in node order, one after the other, as Python's `sum` does: the means are the
+    same to the last bit whichever way they are computed. Where every time has a sample of each node (the
+    usual case) that is one numpy addition per node over all times, not a Python sum per time."""
+
+    def __init__(self, samples: list[dict]):
+        by_time: dict[float, list] = {}
+        for s in samples:
+            by_time.setdefault(s["time"], []).append(s)
+        self.samples, self.groups = samples, list(by_time.values())
+        widths = {len(group) for group in self.groups}
+        self.width = widths.pop() if len(widths) == 1 else None      # None: times with different nodes
+
+    def total(self, key: str, cap: str | None = None):
+        """Per time, the sum over nodes of `key` (each node's value at most its `cap`, if given)."""
+        if self.width is None:
+            value = (lambda s: min(s[key], s[cap])) if cap else (lambda s: s[key])    # noqa: E731
+            return [sum(value(s) for s in group) for group in self.groups]
+        table = self._table(key)
+        if cap:
+            table = np.minimum(table, self._table(cap))
+        total = table[:, 0].copy()
+        for node in range(1, self.width):
+            total += table[:, node]
+        return total
+
+    def any(self, key: str) -> list[bool]:
+        """Per time, whether some node's sample has a true `key`."""
+        if not self.samples or key not in self.samples[0]:
+            return [False] * len(self.groups)
+        return [any(s[key] for s in group) for group in self.groups]
+
+    def _table(self, key: str):
+        return np.array([s[key] for s in self.samples], dtype=float).reshape(len(self.groups), self.width)
 
 
 def balance_skews(groups) -> list[float]:
