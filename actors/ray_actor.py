@@ -39,7 +39,8 @@ from emu.conservative import step
 from emu.envelope import by_destination, decode_batch
 from emu.kernel import FN, LOCAL, Heap
 
-SPIN = 0.0015
+SPIN = 0.0015             # the last stretch before an event, slept in SLICEs (asyncio's timers have a ~1 ms floor)
+SLICE = 0.0002
 MAX_IN_FLIGHT = 256       # sends a host may have outstanding before it waits for the oldest
 # wall seconds between a host's posts: the view redraws up to 4 times a second but its rows need not change
 # that often; every post costs the host ~0.5 ms and the board ~0.9 ms of CPU
@@ -202,11 +203,11 @@ class Host:
                     await asyncio.wait_for(self.wake.wait(), timeout=delay - SPIN)
                 except asyncio.TimeoutError:
                     pass
-            if self.inbox or not self.running:
-                continue
-            delay = target_wall - time.time()
-            if delay > 0:
-                time.sleep(delay)
+            # the last stretch: short blocking sleeps (asyncio's timers are too coarse), letting messages in
+            # between, as a host with events every fraction of a millisecond may never sleep longer
+            while self.running and not self.inbox and (delay := target_wall - time.time()) > 0:
+                time.sleep(min(delay, SLICE))
+                await asyncio.sleep(0)
         # everything sent has landed before we report (a send to a peer that died is lost with it)
         await asyncio.gather(*self.sends, return_exceptions=True)
         self.sends = []

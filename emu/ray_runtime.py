@@ -31,8 +31,11 @@ LOCAL_INIT = dict(address="local", num_cpus=2, include_dashboard=False, log_to_d
 
 def start_ray(address: str | None = None):
     """Start an embedded Ray (or join `address`), once per process."""
+    # Ray starts its workers at niceness 15, so that any ordinary process on the machine takes the CPU from them:
+    # paced actors keep time against the wall clock and must not yield it to whatever else runs
     for key, value in (("RAY_AUTH_MODE", "disabled"), ("RAY_USAGE_STATS_ENABLED", "0"),
-                       ("RAY_worker_maximum_startup_concurrency", "16"), ("RAY_DEDUP_LOGS", "0")):
+                       ("RAY_worker_maximum_startup_concurrency", "16"), ("RAY_DEDUP_LOGS", "0"),
+                       ("RAY_worker_niceness", "0")):
         os.environ.setdefault(key, value)
     import ray
     if not ray.is_initialized():
