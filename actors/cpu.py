@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from actors.job import Job
+from actors.job import CLASSES, Job
 from emu.kernel import EventQueue, Timer
 
 EPS = 1e-9
@@ -30,6 +30,9 @@ def _reached(job: Job) -> bool:
 
 
 class FluidCPU:
+    __slots__ = ("q", "speed", "on_stop", "efficiency", "ready", "active", "share", "capacity", "overhead", "timer",
+                 "last", "busy", "work", "switching")
+
     def __init__(self, queue: EventQueue, speed: float, on_stop: Callable[[Job], bool],
                  time_slice: float, context_switch: float, insertion=None):
         self.q, self.speed, self.on_stop = queue, speed, on_stop
@@ -134,12 +137,17 @@ class FluidCPU:
 
 
 class QuantumCPU:
+    __slots__ = ("q", "speed", "on_stop", "slice", "switch_cost", "insertion", "queues", "current", "last_ran",
+                 "run_start", "slice_end", "_switch_start", "switch_cost_now", "_holding", "timer", "busy", "work",
+                 "switching", "dispatches")
+
     def __init__(self, queue: EventQueue, speed: float, on_stop: Callable[[Job], bool],
                  time_slice: float, context_switch: float, insertion=None):
         self.q, self.speed, self.on_stop = queue, speed, on_stop
         self.slice, self.switch_cost = time_slice, context_switch
         self.insertion = insertion
-        self.queues: dict[int, list[Job]] = {}        # run queue per priority class
+        # run queue per priority class, highest first (a dict keeps that order)
+        self.queues: dict[int, list[Job]] = {prio: [] for prio in sorted(set(CLASSES.values()))}
         self.current: Job | None = None
         self.last_ran: Job | None = None
         self.run_start = 0.0                           # when `current` starts (or started) executing
@@ -148,6 +156,7 @@ class QuantumCPU:
         self._holding = False                          # no dispatch while on_stop decides
         self.timer = Timer(queue, self._slice_over)
         self.busy = self.work = self.switching = 0.0
+        self.dispatches = 0                            # slices begun (a job switched in, or the same one again)
 
     # -- the interface ---------------------------------------------------------------------------------------
     def add(self, job: Job, reason: str = "arrival") -> None:
@@ -182,20 +191,24 @@ class QuantumCPU:
 
     # -- the model -------------------------------------------------------------------------------------------
     def _enqueue(self, job: Job, reason: str) -> None:
-        rq = self.queues.setdefault(job.priority, [])
-        at = len(rq) if self.insertion is None else self.insertion.insert(rq, job, reason, self.q.now)
-        rq.insert(at, job)
+        rq = self.queues[job.priority]
+        if self.insertion is None:
+            rq.append(job)
+        else:
+            rq.insert(self.insertion.insert(rq, job, reason, self.q.now), job)
 
-    def _dispatch(self) -> None:
+    def _dispatch(self, arm: bool = True) -> bool:
+        """Switch to the first job of the highest class, if the CPU is free; True if one was dispatched."""
         if self.current is not None or self._holding:
-            return
-        for prio in sorted(self.queues):
-            if self.queues[prio]:
-                job = self.queues[prio].pop(0)
+            return False
+        for rq in self.queues.values():
+            if rq:
+                job = rq.pop(0)
                 break
         else:
-            return
+            return False
         now = self.q.now
+        self.dispatches += 1
         cost = 0.0 if job is self.last_ran else self.switch_cost
         self.current, self.last_ran = job, job
         self._switch_start, self.switch_cost_now = now, cost
@@ -203,9 +216,12 @@ class QuantumCPU:
         self.slice_end = self.run_start + self.slice
         job.queue += self.run_start - job.since      # the wait includes the switch into it
         job.state = "running"
-        self._arm()
+        if arm:
+            self._arm()
+        return True
 
     def _arm(self) -> None:
+        """Arm the end of the current slice: its quantum, or its job's next stop if that comes first."""
         job = self.current
         start = max(self.run_start, self.q.now)
         self.timer.arm(min(self.slice_end, start + (job.stop_at - job.done) / self.speed))
@@ -239,26 +255,64 @@ class QuantumCPU:
         self.queues[job.priority].insert(0, job)     # a preempted job resumes first in its class
 
     def _slice_over(self) -> None:
-        job, now = self.current, self.q.now
+        """The current slice ended: its job reached a stop, or its quantum ran out (a bare expiry: it goes to
+        the back of the run queue). Fine slices mostly end bare: while the next one also will, before anything
+        else can happen (an event anywhere in the heap, or the runtime's horizon), it is ended here at once,
+        with the same steps in the same order as through the heap, without the heap's cost. A bare expiry
+        schedules nothing (an insertion policy only orders the run queue), so what comes first is known
+        before the loop."""
+        job, q, speed = self.current, self.q, self.speed
         self._settle_current()
         self.current = None
         self.timer.cancel()
         if _reached(job):
-            job.done = job.stop_at
-            self._holding = True
-            try:
-                goes_on = self.on_stop(job)
-            finally:
-                self._holding = False
-            if not goes_on:
-                self._dispatch()
+            self._stop(job)
+            return
+        limit = min(q.horizon, q.heap.top_time())
+        enqueue, dispatch = self._enqueue, self._dispatch
+        while True:
+            job.since, job.state = q.now, "ready"          # back to the run queue, the CPU to the next
+            enqueue(job, "quantum")
+            if not dispatch(False):
                 return
-            outranked = any(q for p, q in self.queues.items() if p < job.priority)
-            if now < self.slice_end - EPS and not outranked:
-                self.current = job                    # goes on within its slice, no switch
-                self._arm()
+            job, start, end = self.current, self.run_start, self.slice_end
+            stop_at = job.stop_at
+            t = start + (stop_at - job.done) / speed       # when it would reach its stop
+            ran = end - start
+            done = job.done + ran * speed
+            if done > stop_at:      # min() and max() as `_settle_current` and `_reached` use them, inline
+                done = stop_at
+            if t <= end or end >= limit or done >= stop_at - EPS * (stop_at if stop_at > 1.0 else 1.0):
+                self.timer.arm(min(t, end))     # a stop (or too near one to tell), or something else first
                 return
-        job.since = now
-        job.state = "ready"
+            # a bare expiry at `end`: `_settle_current`'s steps, for a job past its switch
+            q.now = end
+            job.done = done
+            job.cpu += ran
+            cost = self.switch_cost_now
+            self.busy += ran + cost
+            self.work += ran * speed
+            self.switching += cost
+            self.run_start, self._switch_start, self.switch_cost_now = end, end, 0.0
+            self.current = None
+
+    def _stop(self, job: Job) -> None:
+        """The current job reached its stop: the workstation decides whether it goes on (see `on_stop`)."""
+        now = self.q.now
+        job.done = job.stop_at
+        self._holding = True
+        try:
+            goes_on = self.on_stop(job)
+        finally:
+            self._holding = False
+        if not goes_on:
+            self._dispatch()
+            return
+        outranked = any(q for p, q in self.queues.items() if p < job.priority)
+        if now < self.slice_end - EPS and not outranked:
+            self.current = job                    # goes on within its slice, no switch
+            self._arm()
+            return
+        job.since, job.state = now, "ready"
         self._enqueue(job, "quantum")
         self._dispatch()

@@ -25,6 +25,8 @@ def run_inline(parts: dict, heap: Heap, total: int, stop: dict, progress=None) -
     snapshots = lambda: [p.snapshot() for p in parts.values()]   # noqa: E731
     events = 0
     now = 0.0
+    for p in parts.values():
+        p.q.horizon = stop_time
     while entries:
         entry = heapq.heappop(entries)
         fn = entry[FN]

@@ -38,13 +38,16 @@ class Heap:
 
 
 class EventQueue:
-    __slots__ = ("heap", "now", "owner", "entries", "counter")
+    __slots__ = ("heap", "now", "owner", "entries", "counter", "horizon")
 
     def __init__(self, heap: Heap | None = None, owner=None):
         self.heap = heap if heap is not None else Heap()
         self.entries, self.counter = self.heap.entries, self.heap.counter    # the heap's, looked up once
         self.now = 0.0
         self.owner = owner
+        # how far the runtime lets this queue's time go now (run_until's `until`, the inline run's stop): a
+        # model that handles several of its own steps in one event (QuantumCPU's slices) stays below it
+        self.horizon = float("inf")
 
     def at(self, time: float, fn: Callable, arg=None, rank: int = LOCAL, key: tuple = ()) -> list:
         entry = [time, rank, key, next(self.counter), fn, arg, self]
@@ -56,6 +59,7 @@ class EventQueue:
 
     def run_until(self, until: float) -> None:
         """Process every event before `until`, in order (this queue's own heap only)."""
+        self.horizon = until
         entries = self.heap.entries
         while entries and entries[0][0] < until:
             time, _, _, _, fn, arg, _ = heapq.heappop(entries)
