@@ -68,3 +68,20 @@ def test_slices_ended_at_once_stay_within_the_window():
     windowed = sorted((j for f in hosts.finals() for j in f["jobs"]), key=lambda j: j["job"])
     inline = run(QUANTUM[0], *QUANTUM[1:], "cluster.nodes=2", "policy=cpu_threshold")["jobs"]
     assert json.dumps(windowed) == json.dumps([{k: v for k, v in j.items() if k != "slowdown"} for j in inline])
+
+
+def test_least_loaded_spreads_over_the_tied_peers_it_sees():
+    """A model fix of issue 21: every node reads the same view, so a fixed tie-break sent all of a period's
+    migrations to one peer (a herd). The least loaded peer is now the better of two drawn among the tied ones:
+    never a busier peer, preferring idle memory, and not always the same one."""
+    import random
+    from types import SimpleNamespace
+    from policies.base import least_loaded
+    index = {p: {"jobs": 3 if p % 3 == 0 else 1, "idle": float(p)} for p in range(1, 13)}
+    node = SimpleNamespace(id=0, index=index, rng=random.Random(1))
+    picks = [least_loaded(node) for _ in range(200)]
+    assert all(index[p]["jobs"] == 1 for p in picks)
+    assert len(set(picks)) >= 5
+    assert max(picks) == max(picks, key=picks.count)      # the most idle memory is taken most often
+    assert least_loaded(node, exclude=[p for p in index if p != 3]) == 3
+    assert least_loaded(SimpleNamespace(id=0, index={}, rng=random.Random(1))) is None
