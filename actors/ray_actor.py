@@ -19,14 +19,18 @@ Lateness, the fidelity figure: every local event is recorded with the wall time 
 minus the wall time it was due (epoch + t / speed), whatever made it late: a slow wake-up, a host still busy
 with earlier events, with messages or the driver, or waiting on backpressure. One record per event, not per
 wake-up, so the percentiles are over events: a turn that catches up 50 events after a stall counts 50 late
-events. Messages are not in it: one that arrives after its participant has passed its deliver_at is counted
-by the participant (late messages; stragglers if it carries a job), and one that arrives before is processed
-in virtual-time order, as in every runtime; Ray's transport time is the former's measure, not this one's.
+events. Messages are not in it: they are the participants' own count. A participant's clock is the time of
+the last event it processed (a host does not move it on to the wall clock's virtual now, as that would claim
+events that did not happen); a message that arrives after its destination has processed an event past the
+message's deliver_at is late (a straggler if it carries a job), is applied at once and changes the run. One
+that arrives after its deliver_at but before any such event is applied at its deliver_at, exactly as in the
+other runtimes: nothing the destination did could have depended on it.
 """
 from __future__ import annotations
 
 import asyncio
 import heapq
+import sys
 import time
 from array import array
 from collections import defaultdict
@@ -41,6 +45,7 @@ from emu.kernel import FN, LOCAL, Heap
 
 SPIN = 0.0015             # the last stretch before an event, slept in SLICEs (asyncio's timers have a ~1 ms floor)
 SLICE = 0.0002
+SWITCH = 0.0001           # seconds: the GIL's switch interval in a paced host (see run_paced)
 MAX_IN_FLIGHT = 256       # sends a host may have outstanding before it waits for the oldest
 # wall seconds between a host's posts: the view redraws up to 4 times a second but its rows need not change
 # that often; every post costs the host ~0.5 ms and the board ~0.9 ms of CPU
@@ -174,13 +179,22 @@ class Host:
             fn(entry[5])
             if q.owner.outbox:
                 self._route(q.owner)
-        for p in self.parts.values():       # each has processed everything before vnow (EventQueue.run_until)
-            if p.q.now < vnow:
-                p.q.now = vnow
 
     async def run_paced(self, epoch: float, speed: float, stop_time: float, board, phase: float = 0.0) -> float:
+        # Ray hands each incoming call to this loop from its own thread, which needs the GIL: with Python's
+        # 5 ms switch interval, a host busy with events held calls back by whole seconds (1.7 s median in a
+        # probe); at SWITCH, a few milliseconds
+        interval = sys.getswitchinterval()
+        sys.setswitchinterval(SWITCH)
+        try:
+            return await self._run_paced(epoch, speed, stop_time, board, phase)
+        finally:
+            sys.setswitchinterval(interval)
+
+    async def _run_paced(self, epoch: float, speed: float, stop_time: float, board, phase: float) -> float:
         self.wake = asyncio.Event()
         self.running = True
+        vnow = 0.0
         posted = time.time() - (1.0 - phase) * POST_EVERY        # hosts post in turn, `phase` in [0, 1)
         while self.running:
             if time.time() - posted >= POST_EVERY:
@@ -208,6 +222,8 @@ class Host:
             while self.running and not self.inbox and (delay := target_wall - time.time()) > 0:
                 time.sleep(min(delay, SLICE))
                 await asyncio.sleep(0)
+        for p in self.parts.values():         # all have run to the end, as inline leaves them
+            p.q.now = max(p.q.now, vnow)
         # everything sent has landed before we report (a send to a peer that died is lost with it)
         await asyncio.gather(*self.sends, return_exceptions=True)
         self.sends = []
