@@ -51,24 +51,32 @@ class Participant:
     def next_event_time(self) -> float:
         return self.q.next_time()
 
-    def deliver(self, envelopes) -> None:
+    def deliver(self, envelopes, trusted: bool = False) -> None:
+        """`trusted`: envelopes made in this process (the inline runtime's hand-off) are well-formed already,
+        so a job's state becomes a Job without its field-by-field checks."""
         checked = []                                                 # all checked before any is applied
         for i, env in enumerate(envelopes):
             try:
-                checked.append((env, self.check(env)))
+                checked.append((env, self.check(env, trusted)))
             except MessageError as exc:
                 raise MessageError(f"envelope #{i} ({env.kind} from node {env.sender}): {exc}") from None
-        q, receive = self.q, self._receive
+        now = self.q.now
         for env, parsed in checked:
             at = env.deliver_at
-            if at < q.now:
-                self.lateness.setdefault(env.kind, []).append(q.now - at)
-                at = q.now
-            q.at(at, receive, (env, parsed), MESSAGE, (env.sender, env.seq))
+            if at < now:
+                self.lateness.setdefault(env.kind, []).append(now - at)
+                at = now
+            self._accept(env, parsed, at)
 
-    def check(self, env: Envelope):
+    def _accept(self, env: Envelope, parsed, at: float) -> None:
+        """A checked message, to be received at `at`: an event in the queue, in envelope order."""
+        self.q.at(at, self._receive, (env, parsed), MESSAGE, (env.sender, env.seq))
+
+    def check(self, env: Envelope, trusted: bool = False):
         """Validate a message's payload before anything is applied; return what `_receive` needs."""
-        return Job.from_state(env.payload["job"]) if "job" in env.payload else None
+        if "job" not in env.payload:
+            return None
+        return Job(**env.payload["job"]) if trusted else Job.from_state(env.payload["job"])
 
     # -- sending ---------------------------------------------------------------------------------------------
     def send(self, dest: int, kind: str, payload: dict, extra: float = 0.0, fixed: float = 0.0) -> float | None:
@@ -117,14 +125,22 @@ class Collector(Participant):
         super().__init__(node_id, n_nodes, bandwidth, latency, heap, bus)
         self.period = period
         self.reports: dict[int, dict] = {}
+        self.incoming: list[tuple] = []     # (at, sender, seq, report): received, not yet in `reports`
         self.q.at(period / 2, self._broadcast)
 
-    def _receive(self, item) -> None:
-        env, _ = item
-        report = env.payload["report"]
-        self.reports[report["node"]] = report
+    def _accept(self, env: Envelope, parsed, at: float) -> None:
+        """A report only matters at the next broadcast: it waits here, not as an event of its own, and the
+        broadcast takes every report due by then in envelope order (a message due at the broadcast's instant
+        comes first, as messages do before local events), which is the index events would have built."""
+        self.incoming.append((at, env.sender, env.seq, env.payload["report"]))
 
     def _broadcast(self, _=None) -> None:
+        now = self.q.now
+        due = sorted(r for r in self.incoming if r[0] <= now)
+        if due:
+            self.incoming = [r for r in self.incoming if r[0] > now]
+            for _, _, _, report in due:
+                self.reports[report["node"]] = report
         if self.reports:
             self.send(ALL, "load_index", {"reports": list(self.reports.values())})
         self.q.at(self.q.now + self.period, self._broadcast)
@@ -144,7 +160,7 @@ class Bus(Participant):
     each (a broadcast to all at once) as if from its sender. Its link is the cluster's only one, so remote
     paging, migrations and load reports all contend for it."""
 
-    def check(self, env: Envelope):
+    def check(self, env: Envelope, trusted: bool = False):
         """The envelope's own check covers the relay's size and cost; here: it is a relay, and to whom."""
         dest = env.payload["dest"]
         if env.kind != "relay":

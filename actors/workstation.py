@@ -38,6 +38,17 @@ INF = float("inf")
 NETWORK_RAM = {"ram_request", "ram_grant", "ram_release", "ram_evict", "page_request", "page_reply"}
 
 
+_VIEW: list = [None, {}]     # the last load index broadcast and its view by node, shared by its receivers
+
+
+def shared_view(reports: list) -> dict:
+    """A broadcast load index as {node: report}, built once for all the receivers of one broadcast in this
+    process (they get the same payload, read-only); each takes a copy to make its own view of the others."""
+    if _VIEW[0] is not reports:
+        _VIEW[0], _VIEW[1] = reports, {r["node"]: r for r in reports}
+    return _VIEW[1]
+
+
 class Workstation(Participant):
     def __init__(self, node_id: int, spec: dict, policy, seed: int, peers: int, collector: int | None,
                  arrivals=(), insertion=None, heap=None, owner: dict | None = None):
@@ -60,7 +71,9 @@ class Workstation(Participant):
         self.index: dict[int, dict] = {}
         self.view_version = 0               # counts changes to `index`, so that policies may cache what they read
         self.reported: dict | None = None   # this node's own report as the collector last broadcast it
-        self.samples: list[dict] = []
+        # per load-report period: (report, disk queue, guest bytes, network RAM held, disk utilization, bytes
+        # sent), made into nodes.csv's rows at the end (`final`)
+        self.samples: list[tuple] = []
         self.area = 0.0                 # integral over time of the jobs present here (resident + pending)
         self._area_at = 0.0
         self.faults = self.io_misses = 0
@@ -457,7 +470,7 @@ class Workstation(Participant):
         env, job = item
         kind = env.kind
         if kind == "load_index":      # the collector holds every node's latest report: it replaces the view
-            self.index = {r["node"]: r for r in env.payload["reports"]}
+            self.index = dict(shared_view(env.payload["reports"]))
             self.reported = self.index.pop(self.id, None)
             self.view_version += 1
             self._view_refreshed()
@@ -516,10 +529,8 @@ class Workstation(Participant):
     def _report(self, _=None) -> None:
         report = self.load()
         pager, disk = self.pager, self.disk
-        sample = report.copy()
-        sample.update(disk_queue=disk.waiting, guest=pager.guest, remote=sum(pager.remote.values()),
-                      disk_util=(disk.busy - self._last[3]) / self.period, net_bytes=self.nic.bytes_sent)
-        self.samples.append(sample)
+        self.samples.append((report, disk.waiting, pager.guest, sum(pager.remote.values()),
+                             (disk.busy - self._last[3]) / self.period, self.nic.bytes_sent))
         self._last = (self.q.now, self.cpu.busy_time(), self.faults, disk.busy)
         if self.exchange == "collector":
             self.send(self.collector, "load_report", {"report": report})
@@ -534,7 +545,7 @@ class Workstation(Participant):
     def snapshot(self) -> dict:
         """Counts as of now; CPU utilization and fault rate over the last load-report period, as reading them
         now would settle the CPU, and its rounding would make a watched run differ from an unwatched one."""
-        rates = self.samples[-1] if self.samples else {"cpu_util": 0.0, "fault_rate": 0.0}
+        rates = self.samples[-1][0] if self.samples else {"cpu_util": 0.0, "fault_rate": 0.0}
         return {**super().snapshot(), "role": "workstation", "jobs": len(self.jobs), "ready": self.cpu.queue_length(),
                 "pending": len(self.pending), "memory": self.pager.user_memory, "demand": self.pager.demand,
                 "cpu_util": rates["cpu_util"], "fault_rate": rates["fault_rate"], "disk_queue": self.disk.waiting,
@@ -555,7 +566,9 @@ class Workstation(Participant):
         owner = None if self.owner is None else self.owner.stats()
         owner_work = self.owner.process.done if self.owner is not None and self.owner.fine else 0.0
         return {"node": self.id, "role": "workstation", "jobs": [j.record() for j in jobs],
-                "samples": self.samples, "events": self.events,
+                "samples": [{**report, "disk_queue": waiting, "guest": guest, "remote": remote, "disk_util": util,
+                             "net_bytes": sent} for report, waiting, guest, remote, util, sent in self.samples],
+                "events": self.events,
                 "stats": {"busy": self.cpu.busy_time() + (owner["solo"] if owner else 0.0),
                           "work": self.cpu.work - owner_work,
                           "switching": self.cpu.switching, "owner": owner,
