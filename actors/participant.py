@@ -22,6 +22,7 @@ from emu.envelope import ALL, Envelope, MessageError, packed
 from emu.kernel import MESSAGE, EventQueue
 
 HEADER_BYTES = 40     # the envelope's own fields on the wire
+_new = tuple.__new__  # an Envelope from its fields, without NamedTuple's Python-level __new__ (a message's hot path)
 
 
 class Participant:
@@ -52,14 +53,17 @@ class Participant:
         return self.q.next_time()
 
     def deliver(self, envelopes, trusted: bool = False) -> None:
-        """`trusted`: envelopes made in this process (the inline runtime's hand-off) are well-formed already,
-        so a job's state becomes a Job without its field-by-field checks."""
-        checked = []                                                 # all checked before any is applied
-        for i, env in enumerate(envelopes):
-            try:
-                checked.append((env, self.check(env, trusted)))
-            except MessageError as exc:
-                raise MessageError(f"envelope #{i} ({env.kind} from node {env.sender}): {exc}") from None
+        """`trusted`: envelopes made in this process (the inline runtime's hand-off) are well-formed already:
+        they are parsed (a job's state becomes a Job) without their checks."""
+        if trusted:
+            checked = [(env, self.parse(env)) for env in envelopes]
+        else:
+            checked = []                                             # all checked before any is applied
+            for i, env in enumerate(envelopes):
+                try:
+                    checked.append((env, self.check(env)))
+                except MessageError as exc:
+                    raise MessageError(f"envelope #{i} ({env.kind} from node {env.sender}): {exc}") from None
         now = self.q.now
         for env, parsed in checked:
             at = env.deliver_at
@@ -72,11 +76,13 @@ class Participant:
         """A checked message, to be received at `at`: an event in the queue, in envelope order."""
         self.q.at(at, self._receive, (env, parsed), MESSAGE, (env.sender, env.seq))
 
-    def check(self, env: Envelope, trusted: bool = False):
+    def check(self, env: Envelope):
         """Validate a message's payload before anything is applied; return what `_receive` needs."""
-        if "job" not in env.payload:
-            return None
-        return Job(**env.payload["job"]) if trusted else Job.from_state(env.payload["job"])
+        return Job.from_state(env.payload["job"]) if "job" in env.payload else None
+
+    def parse(self, env: Envelope):
+        """What `_receive` needs of a well-formed message."""
+        return Job(**env.payload["job"]) if "job" in env.payload else None
 
     # -- sending ---------------------------------------------------------------------------------------------
     def send(self, dest: int, kind: str, payload: dict, extra: float = 0.0, fixed: float = 0.0) -> float | None:
@@ -94,7 +100,8 @@ class Participant:
 
     def post(self, dest: int, kind: str, payload: dict, deliver_at: float, sender: int | None = None) -> None:
         self.seq += 1
-        self.outbox.append(Envelope(deliver_at, self.id if sender is None else sender, self.seq, kind, payload, dest))
+        self.outbox.append(_new(Envelope, (deliver_at, self.id if sender is None else sender, self.seq, kind,
+                                           payload, dest)))
 
     def log(self, kind: str, **fields) -> None:
         self.events.append({"time": self.q.now, "event": kind, "node": self.id, **fields})
@@ -160,7 +167,10 @@ class Bus(Participant):
     each (a broadcast to all at once) as if from its sender. Its link is the cluster's only one, so remote
     paging, migrations and load reports all contend for it."""
 
-    def check(self, env: Envelope, trusted: bool = False):
+    def parse(self, env: Envelope):
+        return None
+
+    def check(self, env: Envelope):
         """The envelope's own check covers the relay's size and cost; here: it is a relay, and to whom."""
         dest = env.payload["dest"]
         if env.kind != "relay":

@@ -18,17 +18,18 @@ from emu.kernel import FN, Heap
 
 def run_inline(parts: dict, heap: Heap, total: int, stop: dict, progress=None) -> float:
     """Run until every job is done (or the stop time); returns the end time."""
-    entries = heap.entries
+    entries, pop = heap.entries, heapq.heappop
     stop_time, all_done = stop["time"], stop["when"] == "all_done"
     done = 0
-    counted = {i: 0 for i in parts}
+    counted = {p: 0 for p in parts.values()}       # jobs each has finished, as last seen
     snapshots = lambda: [p.snapshot() for p in parts.values()]   # noqa: E731
+    every = 4096 if progress is not None else -1  # events between progress calls
     events = 0
     now = 0.0
     for p in parts.values():
         p.q.horizon = stop_time
     while entries:
-        entry = heapq.heappop(entries)
+        entry = pop(entries)
         fn = entry[FN]
         if fn is None:
             continue
@@ -43,13 +44,14 @@ def run_inline(parts: dict, heap: Heap, total: int, stop: dict, progress=None) -
         p = q.owner
         if p.outbox:
             route(p, parts)
-        if len(p.finished) != counted[p.id]:
-            done += len(p.finished) - counted[p.id]
-            counted[p.id] = len(p.finished)
+        if len(p.finished) != counted[p]:
+            done += len(p.finished) - counted[p]
+            counted[p] = len(p.finished)
             if all_done and done >= total:
                 break
         events += 1
-        if progress is not None and events % 4096 == 0:
+        if events == every:
+            events = 0
             progress(now, done, snapshots)
     for p in parts.values():
         p.q.now = max(p.q.now, now)
