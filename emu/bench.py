@@ -6,16 +6,15 @@ Two measurements, every figure in the file produced by the run that writes it:
    processor sharing and in quantum round robin, against the textbook SimPy M/M/1 (a FCFS `simpy.Resource`
    of capacity 1: SimPy has no processor-sharing server). Same rates, same number of jobs, interleaved, best of
    three; jobs per second of wall time, and each one's mean response time against E[S] / (1 - rho).
-2. Paced runtime. scenarios/quickstart.toml on N workstations (per-node load held constant) under `paced`, up a
-   ladder of speeds: the highest speed at which the run stays faithful (p99 wake lateness under 5 ms of wall
-   time and no job-carrying message late). Ray starts once and serves every trial.
+2. Paced runtime (emu/bench_paced.py). scenarios/quickstart.toml on N workstations (per-node load held
+   constant) under `paced`, one Ray actor per participant or K, at every speed of a ladder: where the run
+   stays faithful (p99 of every event's lateness under 5 ms of wall time, no job-carrying message late).
 
     nowemu bench              full run (a quarter of an hour or so on 2 cores)
     nowemu bench --quick      smaller runs, to check that it works
 """
 from __future__ import annotations
 
-import math
 import os
 import platform
 import random
@@ -24,28 +23,29 @@ import sys
 import time
 from pathlib import Path
 
-from emu.ray_runtime import FAITHFUL_LATENESS_MS
-from emu.scenario import QUICKSTART, SCENARIOS
+from emu.bench_paced import bench_paced, paced_scenario
+from emu.bench_paced import render as render_paced
+from emu.scenario import SCENARIOS
 from emu.sweep import bench_sweep
 from emu.view import bench_view
 
 MM1 = Path(__file__).resolve().parent.parent / "scenarios" / "mm1.toml"
 DEFAULT_OUT = Path("docs/benchmarks.md")
 
-AIM_NODES, AIM_SPEED = 64, 100.0
 REPEATS = 3
 
 
 def plan(quick: bool) -> dict:
     if quick:
-        return {"jobs": 5000, "nodes": [8, 16], "speeds": [2, 10, 50, 100], "trial_wall": 6.0, "model_span": 100.0,
-                "sweep_runs": 8, "sweep_jobs": 500, "view_jobs": 2000,
-                "paper": ["cluster.nodes=16", "workload.jobs=32"]}
+        return {"jobs": 5000, "nodes": [8, 16], "speeds": [10, 25, 50], "trial_wall": 5.0, "model_span": 100.0,
+                "sweep_runs": 8, "sweep_jobs": 500, "view_jobs": 2000, "paced": [(8, None), (16, 2)],
+                "quickstart": ["workload.jobs=60"], "paper": ["cluster.nodes=16", "workload.jobs=32"]}
     # The view's and the sweep's runs last seconds each: on a 1-s run this VM's run-to-run noise (about 10 %)
     # and fixed costs (a Ray worker's first imports) would swamp what is measured.
-    return {"jobs": 20000, "nodes": [8, 16, 32, 64], "speeds": [1, 2, 5, 10, 20, 50, 100, 200],
+    # Paced: (workstations, Ray actors; None for one per participant), issue 21's aims among them.
+    return {"jobs": 20000, "nodes": [8, 16, 32, 64], "speeds": [1, 2, 5, 10, 20, 25, 50, 100],
             "trial_wall": 10.0, "model_span": 200.0, "sweep_runs": 20, "sweep_jobs": 2000, "view_jobs": 8000,
-            "paper": []}
+            "paced": [(8, None), (16, None), (16, 2), (64, 2)], "quickstart": [], "paper": []}
 
 
 # -- 1. inline vs SimPy ------------------------------------------------------------------------------------------
@@ -130,45 +130,7 @@ def bench_inline(jobs: int, log, advance) -> dict:
             "rho": mean_s / mean_ia, "seed": fluid["seed"]}
 
 
-# -- 2. paced runtime --------------------------------------------------------------------------------------------
-def paced_scenario(nodes: int, speed: float, trial_wall: float) -> tuple[dict, dict]:
-    from emu import scenario
-    base = scenario.load(QUICKSTART)
-    base_ia = base["workload"][0]["arrival"]["mean_interarrival"]
-    base_nodes = base["cluster"]["nodes"]
-    ia = base_ia * base_nodes / nodes               # the same arrival rate per workstation
-    stop = speed * trial_wall                       # virtual seconds: trial_wall seconds of wall time
-    jobs = math.ceil(1.25 * stop / ia) + 10          # enough arrivals to keep arriving until the stop
-    s = scenario.load(QUICKSTART, [f"cluster.nodes={nodes}", f"workload.jobs={jobs}",
-                                   f"workload.arrival.mean_interarrival={ia!r}", 'stop.when="time"',
-                                   f"stop.time={stop!r}"])
-    return s, {"interarrival": ia, "stop": stop, "jobs": jobs}
-
-
-def paced_trial(nodes: int, speed: float, trial_wall: float) -> dict:
-    from emu.run import run
-    s, params = paced_scenario(nodes, speed, trial_wall)
-    row = {"nodes": nodes, "speed": speed, **params}
-    t0 = time.perf_counter()
-    try:
-        result = run(s, runtime="paced", speed=speed)
-    except Exception as exc:                        # a trial that breaks is a failed trial, not a failed bench
-        row.update(ok=False, error=f"{type(exc).__name__}: {exc}".splitlines()[0][:160],
-                   wall=time.perf_counter() - t0)
-        return row
-    su = result["summary"]
-    p, f, m = su["paced"], su["fidelity"], su["metrics"]
-    row.update(
-        wall=time.perf_counter() - t0, startup=su["startup_time"], paced_wall=p["paced_wall"],
-        virtual=p["virtual_time"], p50=p["event_lateness_ms_p50"], p99=p["event_lateness_ms_p99"],
-        wake_max=p["event_lateness_ms_max"], events=p["events"], over=p["events_over_bar"], stragglers=f["stragglers"],
-        late_load=f["late_messages"] - f["stragglers"], late_by_kind=f["late_by_kind"],
-        msg_late_p50=f["lateness_p50"], submitted=m["jobs_submitted"], done=m["jobs_done"],
-        error=None)
-    row["ok"] = row["p99"] < FAITHFUL_LATENESS_MS and row["stragglers"] == 0
-    return row
-
-
+# -- 2. paced runtime: emu/bench_paced.py; the model alone, for comparison ---------------------------------
 def bench_model_cost(p: dict, log) -> dict:
     """The same scenarios under the inline runtime, one process, no Ray: virtual seconds per wall second.
     A paced run must do this same model work on top of its messaging, so this bounds its speed."""
@@ -185,39 +147,6 @@ def bench_model_cost(p: dict, log) -> dict:
         log(f"model alone, {nodes} workstations inline: {params['stop']:g} virtual s in {wall:.2f} s "
             f"({params['stop'] / wall:,.0f} virtual s per wall s)")
     return cost
-
-
-def bench_paced(p: dict, log, advance) -> dict:
-    from emu import ray_runtime
-    ray = ray_runtime.start_ray()
-    trials, best = [], {}
-    for nodes in p["nodes"]:
-        best[nodes] = None
-        failed = 0       # in a row: lateness is noisy, and at low speeds idle actors wake slowly, so one
-        for i, speed in enumerate(p["speeds"]):          # failure does not end the ladder; two do
-            row = paced_trial(nodes, speed, p["trial_wall"])
-            trials.append(row)
-            if row["error"]:
-                log(f"paced {nodes} workstations, speed {speed:g}: error: {row['error']}")
-            else:
-                log(f"paced {nodes} workstations, speed {speed:g}: wake lateness p50 {row['p50']:.2f} ms, "
-                    f"p99 {row['p99']:.2f} ms; stragglers {row['stragglers']}; late load messages "
-                    f"{row['late_load']}; startup {row['startup']:.1f} s; wall {row['wall']:.1f} s -> "
-                    f"{'faithful' if row['ok'] else 'NOT faithful'}")
-            _settle()
-            failed = 0 if row["ok"] else failed + 1
-            if row["ok"]:
-                best[nodes] = speed
-            if failed == 2:
-                advance(len(p["speeds"]) - i)
-                break
-            advance()
-    return {"trials": trials, "best": best, "resources": ray.cluster_resources()}
-
-
-def _settle(seconds: float = 2.0) -> None:
-    """Give the killed actors' processes time to exit before the next trial starts its own."""
-    time.sleep(seconds)
 
 
 # -- the report --------------------------------------------------------------------------------------------------
@@ -311,35 +240,8 @@ def render(mach: dict, cmd: str, p: dict, inline: dict, paced: dict, view: dict,
           "the results; SimPy's includes only its event loop and a running sum.", ""]
 
     # 2
-    w = p["trial_wall"]
-    L += ["## 2. Paced runtime: highest faithful speed", "",
-          f"scenarios/quickstart.toml (CPU-threshold load sharing with migration, heavy-tailed jobs, 96-320 MB "
-          f"memory demands, 1 s load-report period through the collector) on N workstations, one Ray actor each "
-          f"plus the collector, with the mean interarrival time scaled to 0.8 s x 8 / N so that each workstation "
-          f"sees the same load. Each trial runs until virtual time speed x {w:g} s (`stop.when = \"time\"`), "
-          f"about {w:g} s of wall time. Speeds tried: {', '.join(f'{s:g}' for s in p['speeds'])}, climbing until "
-          f"two in a row are unfaithful. Faithful means p99 wake lateness < {FAITHFUL_LATENESS_MS:g} ms of wall time "
-          f"AND no straggler (job-carrying message that arrived after its deliver_at). Ray was started once "
-          f"(embedded, {_resources(paced['resources'])}) and served every trial.", "",
-          "| N | speed | virtual s | jobs done / arrived | wake lateness p50 (ms) | p99 (ms) | max (ms) | "
-          "stragglers | late load messages | their lateness p50 (virtual s) | actor startup (s) | paced wall (s) | "
-          "trial wall (s) | faithful |",
-          "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|"]
-    for t in paced["trials"]:
-        if t["error"]:
-            L.append(f"| {t['nodes']} | {t['speed']:g} | | | | | | | | | | | {t['wall']:.1f} | "
-                     f"error: {t['error'].replace('|', '/')} |")
-            continue
-        reasons = []
-        if t["p99"] >= FAITHFUL_LATENESS_MS:
-            reasons.append(f"p99 >= {FAITHFUL_LATENESS_MS:g} ms")
-        if t["stragglers"]:
-            reasons.append("stragglers")
-        L.append(f"| {t['nodes']} | {t['speed']:g} | {t['virtual']:.0f} | {t['done']:,} / {t['submitted']:,} | "
-                 f"{t['p50']:.2f} | {t['p99']:.2f} | {t['wake_max']:.1f} | {t['stragglers']} | {t['late_load']:,} | "
-                 f"{t['msg_late_p50']:.3g} | {t['startup']:.1f} | {t['paced_wall']:.1f} | {t['wall']:.1f} | "
-                 f"{'yes' if t['ok'] else 'no: ' + ', '.join(reasons)} |")
-    L += ["", f"The model alone: the same scenario (same N, same per-node load) for {p['model_span']:g} virtual "
+    L += render_paced(p, paced)
+    L += [f"The model alone: the same scenario (same N, same per-node load) for {p['model_span']:g} virtual "
           "seconds under the inline runtime, in one process without Ray, measured before Ray started. A paced "
           "run does this same model work spread over its actors, plus the messaging, so the machine's CPU count "
           "times this rate bounds any paced speed.", "",
@@ -349,17 +251,7 @@ def render(mach: dict, cmd: str, p: dict, inline: dict, paced: dict, view: dict,
     for nodes, c in paced["model"].items():
         L.append(f"| {nodes} | {c['virtual']:g} | {c['wall']:.2f} | {c['done']:,} | {c['rate']:,.0f} | "
                  f"{mach['usable'] * c['rate']:,.0f}x |")
-    L += ["", "Highest faithful speed:", ""]
-    for nodes, speed in paced["best"].items():
-        tried = [t for t in paced["trials"] if t["nodes"] == nodes]
-        if speed is None:
-            L.append(f"- **{nodes} workstations: none** of the speeds tried "
-                     f"({', '.join(format(t['speed'], 'g') for t in tried)}x).")
-        else:
-            top = " (the top of the ladder: it may go higher)" if speed == p["speeds"][-1] else ""
-            L.append(f"- **{nodes} workstations: {speed:g}x** real time{top}.")
-    L += ["", f"**Aim: {AIM_NODES} workstations at {AIM_SPEED:g}x real time on 2 cores.** {_aim(p, paced, mach)}",
-          ""]
+    L.append("")
 
     # 3, 4
     failed = f" ({sweep['failed']} runs failed)" if sweep["failed"] else ""
@@ -403,23 +295,21 @@ def render(mach: dict, cmd: str, p: dict, inline: dict, paced: dict, view: dict,
           "- *mean response* is measured over all jobs of the run; *error* is its relative distance from "
           "E[S] / (1 - rho), a sanity check that the fast runs are also right (a few percent is sampling noise "
           "at this many jobs with rho = 0.5).",
-          "- *wake lateness*: every time an actor sleeps until its next event, how much later than the target it "
-          "actually woke, in wall milliseconds, pooled over all actors (`summary.paced`). In virtual time the "
-          "lag is that times the speed. Its tail grows with N on 2 cores because the load-index broadcast wakes "
-          "every actor at the same virtual instant: N actors then queue for 2 CPUs, and the last to run is late "
-          "by the others' work. At low speeds the median is higher than at moderate ones because an actor that "
-          "slept long wakes slowly (this machine is a VM whose idle CPUs halt).",
+          "- *lateness*: for every local event a paced actor processes, the wall time at which it was processed "
+          "minus the wall time at which it was due (epoch + virtual time / speed), in milliseconds, pooled over "
+          "all actors (`summary.paced.event_lateness_ms_*`): whatever delayed it counts (a slow wake-up, an actor "
+          "still busy with earlier events, with messages or Ray calls, or waiting for its sends to land). In "
+          "virtual time the lag is that times the speed. *events over 5 ms*: how many were later than the bar.",
           "- *stragglers*: messages carrying a job (remote execution, migration, return) that reached their "
           "destination after their virtual delivery time; each one changes what happens, so a faithful run has "
           "none (`summary.fidelity.stragglers`).",
           "- *late load messages*: load reports and load-index broadcasts that arrived after their delivery time "
           "(`fidelity.late_messages - fidelity.stragglers`). They only make a view that is already up to a "
-          "period stale a little staler, so they do not fail a trial; *their lateness p50* is the median virtual "
-          "lateness of all late messages. With 0.1 ms of modelled network latency, any Ray call (~1 ms of wall "
+          "period stale a little staler, so they do not fail a trial. With 0.1 ms of modelled network latency, any Ray call (~1 ms of wall "
           "time) is late by design, so this count is expected to be large.",
-          "- *actor startup*: wall time from asking Ray for the N + 1 actors until all are constructed "
-          "(`summary.startup_time`; the actors are new processes each trial). *paced wall*: from the epoch to the "
-          "last actor's stop. *trial wall*: the whole `emu.run.run` call (startup, warm-up, the paced run, "
+          "- *actor startup*: wall time from asking Ray for the actors until all are constructed "
+          "(`summary.startup_time`; the actors are new processes each trial). *load*: the machine's 1-minute "
+          "load average at the trial's end (the run's own actors included). *trial wall*: the whole `emu.run.run` call (startup, warm-up, the paced run, "
           "gathering and assembling results, killing the actors).",
           "",
           "Regenerate with `nowemu bench` (writes docs/benchmarks.md; "
@@ -434,35 +324,9 @@ def _fmt_load(load) -> str:
 
 
 def _plan_text(p: dict) -> str:
-    return (f"{p['jobs']:,} M/M/1 jobs; paced N = {', '.join(map(str, p['nodes']))}, speeds "
-            f"{', '.join(f'{s:g}' for s in p['speeds'])}, ~{p['trial_wall']:g} s trials")
-
-
-def _resources(res: dict) -> str:
-    return f"{res.get('CPU', 0):g} CPUs"
-
-
-def _aim(p: dict, paced: dict, mach: dict) -> str:
-    cores = mach["usable"]
-    if AIM_NODES not in paced["best"]:
-        return (f"Not measured: this run did not try {AIM_NODES} workstations (`--quick` stops at "
-                f"{max(p['nodes'])}). Run `nowemu bench` to check it.")
-    best = paced["best"][AIM_NODES]
-    tried_aim = any(t["nodes"] == AIM_NODES and t["speed"] >= AIM_SPEED for t in paced["trials"])
-    on = f"on this machine ({cores} usable CPUs)"
-    if best is not None and best >= AIM_SPEED:
-        return f"**Met** {on}: {AIM_NODES} workstations stayed faithful up to {best:g}x."
-    if best is None:
-        got = f"{AIM_NODES} workstations were not faithful at any speed tried (lowest {p['speeds'][0]:g}x)"
-    else:
-        got = f"{AIM_NODES} workstations stayed faithful only up to {best:g}x"
-    text = f"**Not met** {on}: {got}" + ("" if tried_aim else f", so {AIM_SPEED:g}x was never reached") + "."
-    model = paced.get("model", {}).get(AIM_NODES)
-    if model:
-        text += (f" The model alone (inline, no Ray) runs {AIM_NODES} workstations at {model['rate']:,.0f} virtual "
-                 f"seconds per wall second on one core, so {AIM_SPEED:g}x would need "
-                 f"{AIM_SPEED / model['rate']:.1f} cores for the model work before any messaging.")
-    return text
+    paced = ", ".join(f"{n}" + ("" if k is None else f" on {k} actors") for n, k in p["paced"])
+    return (f"{p['jobs']:,} M/M/1 jobs; paced N = {paced}, speeds {', '.join(f'{s:g}' for s in p['speeds'])}, "
+            f"~{p['trial_wall']:g} s trials")
 
 
 P004_POLICIES = ("immediate_eviction", "pause_and_migrate", "linger_longer", "linger_forever")
@@ -522,7 +386,7 @@ def main(quick: bool, out: Path) -> int:
     mach = machine()
     cmd = command(quick, out)
     start = time.perf_counter()
-    steps = REPEATS * 3 + len(p["nodes"]) * len(p["speeds"])
+    steps = REPEATS * 3 + len(p["paced"]) * len(p["speeds"]) + 1
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                   TimeElapsedColumn(), console=console, transient=False) as progress:
         task = progress.add_task("nowemu bench", total=steps)
