@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections import deque
 
 from actors.cpu import FluidCPU, QuantumCPU
 from actors.disk import Disk
@@ -87,8 +88,10 @@ class Workstation(Participant):
         self.owner = None if owner is None else Owner(
             self, owner["utilization"], owner["nonidle"], owner["period"], BurstTable(owner["bursts"]),
             cpu["context_switch"], random.Random(owner["seed"]), fine=cpu["mode"] == "quantum")
-        for job in arrivals:
-            self.q.at(job.arrival, self._arrive, job)
+        # the jobs to arrive here, in time order, each with its place in the event order: only the next one is
+        # in the heap (a heap of every arrival of a paper-scale trace would make every event dearer)
+        self.upcoming = deque(zip(self.q.reserve(len(arrivals)), arrivals)) if arrivals else deque()
+        self._next_arrival()
         self.q.at(spec["report_phase"], self._report)     # 0, or staggered (load_index.stagger)
 
     # -- what policies read --------------------------------------------------------------------------------
@@ -118,7 +121,14 @@ class Workstation(Participant):
         self._area_at = now
 
     # -- job life --------------------------------------------------------------------------------------------
+    def _next_arrival(self) -> None:
+        if self.upcoming:
+            seq, job = self.upcoming[0]
+            self.q.at(job.arrival, self._arrive, job, seq=seq)
+
     def _arrive(self, job: Job) -> None:
+        self.upcoming.popleft()
+        self._next_arrival()
         self._count()
         job.node, job.state, job.since = self.id, "pending", self.q.now
         self.pending.append(job)
@@ -575,6 +585,6 @@ class Workstation(Participant):
                           "area": self.area, "faults": self.faults, "io_misses": self.io_misses,
                           "disk_busy": self.disk.busy, "bytes_sent": self.nic.bytes_sent,
                           "messages": self.nic.messages, "lateness": self.lateness, "speed": self.speed,
-                          "not_arrived": [job.id for _, fn, job in self.q.pending() if fn == self._arrive],
+                          "not_arrived": [job.id for _, job in self.upcoming],
                           "replaced": self.replaced,
                           "done_on_unfinished": sum(j.done for j in self.jobs.values())}}

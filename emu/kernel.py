@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import heapq
 import itertools
+from collections import deque
 from heapq import heappush
+from itertools import islice
 from typing import Callable
 
 MESSAGE, LOCAL = 0, 1
@@ -49,10 +51,19 @@ class EventQueue:
         # model that handles several of its own steps in one event (QuantumCPU's slices) stays below it
         self.horizon = float("inf")
 
-    def at(self, time: float, fn: Callable, arg=None, rank: int = LOCAL, key: tuple = ()) -> list:
-        entry = [time, rank, key, next(self.counter), fn, arg, self]
+    def at(self, time: float, fn: Callable, arg=None, rank: int = LOCAL, key: tuple = (), seq: int | None = None) -> list:
+        """Schedule `fn(arg)` at `time`; `seq`, one of the places `reserve` gave, orders it as if scheduled then."""
+        entry = [time, rank, key, next(self.counter) if seq is None else seq, fn, arg, self]
         heappush(self.entries, entry)
         return entry
+
+    def reserve(self, n: int) -> range:
+        """n consecutive places in the scheduling order, as if n events were scheduled now: a long sequence
+        known in advance (a node's arrivals) can then enter the heap one at a time, each in its place, instead
+        of making the heap deep from the start."""
+        first = next(self.counter)
+        deque(islice(self.counter, n - 1), maxlen=0)
+        return range(first, first + n)
 
     def next_time(self) -> float:
         return self.heap.top_time()

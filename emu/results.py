@@ -138,16 +138,21 @@ def metrics(jobs, samples, stats, end, scenario, events=()) -> dict:
 
 
 class ClusterSeries:
-    """The samples of all workstations grouped by sample time (`groups`), and the cluster's totals at each
-    time. A total adds the nodes in node order, one after the other, as Python's `sum` does: the means are the
-    same to the last bit whichever way they are computed. Where every time has a sample of each node (the
-    usual case) that is one numpy addition per node over all times, not a Python sum per time."""
+    """The samples of all workstations grouped by load-report period (`groups`: the k-th sample of each node,
+    in node order; at one time each, or at each node's own phase of the period when reports are staggered),
+    and the cluster's totals per period. A total adds the nodes in node order, one after the other, as
+    Python's `sum` does: the means are the same to the last bit whichever way they are computed. Where every
+    period has a sample of each node (the usual case) that is one numpy addition per node over all periods,
+    not a Python sum per period."""
 
     def __init__(self, samples: list[dict]):
-        by_time: dict[float, list] = {}
+        by_period: dict[int, list] = {}
+        taken: dict[int, int] = {}          # samples seen so far, per node
         for s in samples:
-            by_time.setdefault(s["time"], []).append(s)
-        self.samples, self.groups = samples, list(by_time.values())
+            k = taken[s["node"]] = taken.get(s["node"], -1) + 1
+            by_period.setdefault(k, []).append(s)
+        self.groups = [sorted(group, key=lambda s: s["node"]) for group in by_period.values()]
+        self.samples = [s for group in self.groups for s in group]
         widths = {len(group) for group in self.groups}
         self.width = widths.pop() if len(widths) == 1 else None      # None: times with different nodes
 
