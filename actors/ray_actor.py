@@ -10,10 +10,11 @@ those between hosts go through Ray: one call per destination host per turn, a br
 Stepped: the driver calls `step(until, batches)` once per window (one participant per host; `emu.conservative`).
 Paced: `run_paced(epoch, speed, stop_time, board, phase)` loops on its own: virtual now = (wall - epoch) *
 speed; it processes what is due, sends what its participants sent (at most MAX_IN_FLIGHT calls outstanding),
-and sleeps until its next event or until a message arrives; an actor that has fallen behind still yields to
-its event loop each turn, so that messages and the driver get in. Sleeping is hybrid: asyncio until 1.5 ms
-before the target (asyncio has a ~1 ms floor), then a short busy sleep. Every POST_EVERY wall seconds, at its
-own phase so that hosts take turns, a host posts its participants' snapshots to the board in one call.
+and sleeps until its next event or until a message arrives; a host that has fallen behind still yields to
+its event loop each turn, so that messages and the driver get in. Sleeping is hybrid: asyncio until SPIN
+before the target (asyncio has a ~1 ms floor), then blocking sleeps of SLICE with the event loop let in
+between. Every POST_EVERY wall seconds, at its own phase so that hosts take turns, a host posts its
+participants' snapshots to the board in one call.
 
 Lateness, the fidelity figure: every local event is recorded with the wall time at which it was processed
 minus the wall time it was due (epoch + t / speed), whatever made it late: a slow wake-up, a host still busy
