@@ -16,14 +16,13 @@ import tomllib
 from pathlib import Path
 
 from emu import units
+from emu.errors import ScenarioError
+from emu.owner_data import read_activity, read_bursts
 
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"    # the scenarios shipped with nowemu
 QUICKSTART = SCENARIOS / "quickstart.toml"
-
-
-class ScenarioError(ValueError):
-    """A scenario that cannot run: one line with the file, the field and what was expected."""
+BURSTS = SCENARIOS / "data" / "bursts.csv"                           # the owners' fine level (paper 004)
 
 
 class F:
@@ -324,9 +323,8 @@ def _check_owner(path: str, base: Path, o: dict) -> None:
                 raise ScenarioError(f"{path}: field 'owner.{name}': cannot read file {str(file)!r}")
             o[name] = str(file)
     if o["bursts"] is None:
-        o["bursts"] = str(SCENARIOS / "data" / "bursts.csv")
-    from emu.owners import read_activity, read_bursts      # the data files are checked before anything starts
-    read_bursts(o["bursts"])
+        o["bursts"] = str(BURSTS)
+    read_bursts(o["bursts"])                               # the data files are checked before anything starts
     if o["activity"] == "trace":
         read_activity(o["trace"])
 

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from actors.owner import BurstTable, h2, h2_draw, h2_excess
-from emu.owners import BURSTS, nonidle_flags, owners, read_bursts
-from emu.scenario import ScenarioError
+from emu.owner_data import read_bursts
+from emu.owners import nonidle_flags, owners
+from emu.scenario import BURSTS, ScenarioError
 from tests.conftest import SCENARIOS, assert_balanced, load, run
 
 N1 = "p004/ll_n1.toml"
