@@ -196,13 +196,14 @@ def _run_paced(ray, hosts: list, scenario: dict, total: int, speed: float, progr
 
 
 def paced_warnings(summary: dict) -> list[str]:
-    """Say when a paced run was too fast to be faithful: a job message arrived after its deliver_at
-    (a straggler), or local events were processed more than FAITHFUL_LATENESS_MS of wall time late at the
+    """Say when a paced run was too fast to be faithful: a job message arrived after its destination had
+    moved past its deliver_at (a straggler), or local events were processed more than FAITHFUL_LATENESS_MS of wall time late at the
     99th percentile."""
     paced, fid = summary["paced"], summary["fidelity"]
     out = []
     if fid["stragglers"]:
-        out.append(f"{fid['stragglers']} job-carrying messages arrived after their deliver_at (stragglers): "
+        out.append(f"{fid['stragglers']} job-carrying messages arrived after their destination had moved past "
+                   f"their deliver_at (stragglers): "
                    f"speed {paced['speed']:g} is too high for this scenario to be faithful; lower --speed")
     if paced["event_lateness_ms_p99"] > FAITHFUL_LATENESS_MS:
         out.append(f"p99 event lateness {paced['event_lateness_ms_p99']:.1f} ms of wall time (over "
