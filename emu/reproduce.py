@@ -4,7 +4,7 @@ beside the paper's, with whether each of the paper's claims holds.
     nowemu reproduce p004 [--seeds N] [--quick] [--runtime inline|stepped|paced] [--address A] [--out DIR]
                           [--report FILE]
 
-A paper is a module `emu/reproductions/<paper>.py` with
+A paper is a module `emu.reproductions.<paper>` (a file, or a package when it is large: p004) with
     TITLE                        the paper, as cited
     experiments(quick, seeds)    its `Experiment`s: a shipped scenario, `--set` overrides (axes allowed, as
                                  in `nowemu sweep`) and seeds; `quick` is the scaled-down variant CI runs
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import pkgutil
 import platform
 import re
 import time
@@ -113,7 +114,7 @@ def main(args) -> int:
     try:
         paper = importlib.import_module(f"emu.reproductions.{args.paper}")
     except ModuleNotFoundError:
-        known = sorted(p.stem for p in (Path(__file__).parent / "reproductions").glob("p*.py"))
+        known = sorted(m.name for m in pkgutil.iter_modules([str(Path(__file__).parent / "reproductions")]))
         raise ScenarioError(f"reproduce: unknown paper {args.paper!r}; known: {', '.join(known)}") from None
     if args.seeds is not None and args.seeds < 1:
         raise ScenarioError("reproduce: --seeds: expected at least 1")

@@ -7,7 +7,7 @@ import pytest
 
 from emu import cli
 from emu.reproduce import mean_ci
-from emu.reproductions.p004 import idle_share
+from emu.reproductions.p004.sequential import idle_share
 
 
 @pytest.fixture(scope="module")
