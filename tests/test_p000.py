@@ -240,7 +240,8 @@ def test_a_job_waiting_for_its_pages_migrates_once_they_are_in():
     from emu.inline import run_inline
     from emu.kernel import Heap
     from policies.base import Policy
-    s = load(SPEC, "cluster.nodes=2", "workload.jobs=1", "policy=local", 'cluster.memory="64 MB"')
+    # ls_re: a policy that reads the load index, so that the cluster exchanges one (the hook runs on it)
+    s = load(SPEC, "cluster.nodes=2", "workload.jobs=1", "policy=ls_re", 'cluster.memory="64 MB"')
     asked = []
 
     class MoveWhenBlocked(Policy):

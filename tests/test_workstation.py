@@ -65,13 +65,12 @@ def test_pager_demand_ratio_model():
 
 def test_migration_costs_r_plus_image_over_bandwidth():
     """Spec 000 §2.1: preemptive migration costs r + D/B (D the memory image)."""
-    result = run("quickstart.toml", "network.bandwidth=\"10 Mbps\"", "workload.jobs=120")
+    result = run("quickstart.toml", "network.bandwidth=\"10 Mbps\"", "workload.jobs=200")
     migrations = [e for e in result["events"] if e["event"] == "migrate"]
     assert migrations, "the quick start must show migrations"
-    for e in migrations:
-        wire = e["bytes"] / 1.25e6
-        assert e["cost"] >= 0.1 + wire - 1e-9          # r + D/B, plus any queueing on the link
-        assert e["cost"] < 0.1 + wire + 5.0
+    excess = [e["cost"] - (0.1 + e["bytes"] / 1.25e6) for e in migrations]    # over r + D/B: link queueing
+    assert min(excess) >= -1e-9
+    assert min(excess) < 0.01                           # one that found its link free cost r + D/B and no more
 
 
 def test_paging_appears_only_when_memory_overflows():
