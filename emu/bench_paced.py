@@ -146,7 +146,9 @@ def render(p: dict, paced: dict) -> list[str]:
          "trial.", "",
          *HEADER]
     L += [_row(t, "1 each" if t["actors"] is None else str(t["actors"])) for t in paced["trials"]]
-    L += ["", "Highest faithful speed:", ""]
+    L += ["", "At the lowest speeds a trial has few events (the *events* column), so its p99 is one of its few "
+          "worst: a single stall of the machine fails it, where at higher speeds it would be one among thousands.",
+          "", "Highest faithful speed:", ""]
     for nodes, actors in p["paced"]:
         tried = [t for t in paced["trials"] if (t["nodes"], t["actors"]) == (nodes, actors)]
         faithful = [t["speed"] for t in tried if t["ok"]]
