@@ -210,11 +210,11 @@ class QuantumCPU:
         now = self.q.now
         self.dispatches += 1
         cost = 0.0 if job is self.last_ran else self.switch_cost
-        self.current, self.last_ran = job, job
+        self.current = self.last_ran = job
         self._switch_start, self.switch_cost_now = now, cost
-        self.run_start = now + cost
-        self.slice_end = self.run_start + self.slice
-        job.queue += self.run_start - job.since      # the wait includes the switch into it
+        self.run_start = start = now + cost
+        self.slice_end = start + self.slice
+        job.queue += start - job.since      # the wait includes the switch into it
         job.state = "running"
         if arm:
             self._arm()
@@ -293,8 +293,7 @@ class QuantumCPU:
             self.busy += ran + cost
             self.work += ran * speed
             self.switching += cost
-            self.run_start, self._switch_start, self.switch_cost_now = end, end, 0.0
-            self.current = None
+            self.current = None         # (its run_start and switch are set anew by the dispatch that follows)
 
     def _stop(self, job: Job) -> None:
         """The current job reached its stop: the workstation decides whether it goes on (see `on_stop`)."""

@@ -37,40 +37,42 @@ class Pager:
         self.memory, self.swap, self.page_size, self.fault_rate = memory, swap, page_size, fault_rate
         self.fault_model = fault_model
         self.fault_batch = fault_batch
-        self.buffer_cache = buffer_cache
+        self.buffer_cache = buffer_cache     # and user_memory, what is left of memory to the jobs
         self.demand = 0.0          # sum of the resident jobs' current demands
         # network RAM, by peer: bytes of this node's overflow held there, asked of it and not yet answered, and
-        # bytes of this node's memory holding its pages
+        # bytes of this node's memory holding its pages (`guest`: their sum)
         self.remote: dict[int, float] = {}
         self.asked: dict[int, float] = {}
         self.lent: dict[int, float] = {}
+        self.guest = 0           # (an int while nothing is lent, as the sum of no amounts is)
 
     @property
-    def user_memory(self) -> float:
-        return self.memory - self.buffer_cache
+    def buffer_cache(self) -> float:
+        return self._buffer_cache
+
+    @buffer_cache.setter
+    def buffer_cache(self, size: float) -> None:
+        self._buffer_cache = size
+        self.user_memory = self.memory - size
 
     @property
     def idle(self) -> float:
         return max(0.0, self.user_memory - self.demand - self.guest)
-
-    @property
-    def guest(self) -> float:
-        """Bytes held here for peers' jobs."""
-        return sum(self.lent.values())
 
     def shortfall(self) -> float:
         """Overflow neither held by network RAM nor already asked for (the paper's MD_j - RAM_j left after the
         remote grants): what a policy may still borrow."""
         return max(0.0, self.demand - self.user_memory - sum(self.remote.values()) - sum(self.asked.values()))
 
-    @staticmethod
-    def add(table: dict, peer: int, delta: float) -> None:
+    def add(self, table: dict, peer: int, delta: float) -> None:
         """Change one peer's amount in a network RAM table; amounts down to `SLACK` drop out."""
         new = table.get(peer, 0.0) + delta
         if new > SLACK:
             table[peer] = new
         else:
             table.pop(peer, None)
+        if table is self.lent:
+            self.guest = sum(self.lent.values())
 
     def remote_share(self) -> float:
         """The share of the overflow (and so of the faults) that network RAM holds."""

@@ -100,13 +100,16 @@ class Workstation(Participant):
 
     def load(self) -> dict:
         """This node's load report (the papers' load index entry), with the policy's own fields."""
+        return self._load(self.cpu.busy_time())
+
+    def _load(self, busy_now: float) -> dict:
         now, pager = self.q.now, self.pager
         since, busy, faults, _ = self._last
         span = now - since
         report = {"node": self.id, "time": now, "jobs": len(self.jobs), "ready": self.cpu.queue_length(),
                   "pending": len(self.pending), "speed": self.speed, "memory": pager.user_memory,
                   "demand": pager.demand, "idle": pager.idle,
-                  "cpu_util": (self.cpu.busy_time() - busy) / span if span > 0 else 0.0,
+                  "cpu_util": (busy_now - busy) / span if span > 0 else 0.0,
                   "fault_rate": (self.faults - faults) / span if span > 0 else 0.0,
                   "foreign": sum(j.cls == "foreign" for j in self.jobs.values()) if self.jobs else 0}
         if self.owner is not None:
@@ -537,11 +540,12 @@ class Workstation(Participant):
 
     # -- periodic load report and sample ---------------------------------------------------------------------
     def _report(self, _=None) -> None:
-        report = self.load()
+        busy = self.cpu.busy_time()
+        report = self._load(busy)
         pager, disk = self.pager, self.disk
         self.samples.append((report, disk.waiting, pager.guest, sum(pager.remote.values()),
                              (disk.busy - self._last[3]) / self.period, self.nic.bytes_sent))
-        self._last = (self.q.now, self.cpu.busy_time(), self.faults, disk.busy)
+        self._last = (self.q.now, busy, self.faults, disk.busy)
         if self.exchange == "collector":
             self.send(self.collector, "load_report", {"report": report})
         elif self.exchange == "gossip":
