@@ -18,6 +18,7 @@ import csv
 import gzip
 import json
 import math
+from operator import itemgetter
 from pathlib import Path
 
 import numpy as np
@@ -53,11 +54,11 @@ def assemble(finals: list[dict], scenario: dict, end: float, extra: dict, lost: 
     summary). After a loss the work and Little checks cannot balance (the dead node's counters died with
     it), so they are reported as null."""
     speeds = {i: spec["speed"] for i, spec in enumerate(node_specs(scenario))}
-    jobs = sorted([j for f in finals for j in f["jobs"]] + list(lost), key=lambda j: j["job"])
+    jobs = sorted([j for f in finals for j in f["jobs"]] + list(lost), key=itemgetter("job"))
     for j in jobs:
         j["slowdown"] = j["response"] / (j["work"] / speeds[j["home"]]) if j["state"] == "done" else float("nan")
-    samples = sorted((s for f in finals for s in f["samples"]), key=lambda s: (s["time"], s["node"]))
-    events = sorted((e for f in finals for e in f["events"]), key=lambda e: (e["time"], e["node"]))
+    samples = sorted((s for f in finals for s in f["samples"]), key=itemgetter("time", "node"))
+    events = sorted((e for f in finals for e in f["events"]), key=itemgetter("time", "node"))
     stats = [f["stats"] for f in finals if f["role"] == "workstation"]
     late: dict[str, list] = {}
     for f in finals:
@@ -151,7 +152,8 @@ class ClusterSeries:
         for s in samples:
             k = taken[s["node"]] = taken.get(s["node"], -1) + 1
             by_period.setdefault(k, []).append(s)
-        self.groups = [sorted(group, key=lambda s: s["node"]) for group in by_period.values()]
+        by_node = itemgetter("node")
+        self.groups = [sorted(group, key=by_node) if len(group) > 1 else group for group in by_period.values()]
         self.samples = [s for group in self.groups for s in group]
         widths = {len(group) for group in self.groups}
         self.width = widths.pop() if len(widths) == 1 else None      # None: times with different nodes
