@@ -41,7 +41,7 @@ import ray
 
 from emu.cluster import make
 from emu.conservative import step
-from emu.envelope import by_destination, decode_batch
+from emu.envelope import decode_batch, destinations, encode_batch
 from emu.kernel import FN, LOCAL, Heap
 
 SPIN = 0.0015             # the last stretch before an event, slept in SLICEs (asyncio's timers have a ~1 ms floor)
@@ -135,17 +135,21 @@ class Host:
         self.inbox = []
 
     def _route(self, p) -> None:
-        """What `p` sent: to a participant of this host at once, as inline does; to another host, kept for one
-        call per host at the end of the turn (a broadcast's one encoding listed with all its destinations)."""
-        decoded = {}
-        for dest, (batch, _) in by_destination(p.outbox, p.workstations).items():
+        """What `p` sent: to a participant of this host at once and as it is, as inline does; to another host,
+        encoded and kept for one call per host at the end of the turn (a broadcast's one encoding listed with
+        all its destinations)."""
+        out, p.outbox = p.outbox, []
+        encoded: dict[tuple, bytes] = {}
+        for dest, members in destinations(out, p.workstations).items():
+            envs = [out[i] for i in members]
             if dest in self.parts:
-                if id(batch) not in decoded:
-                    decoded[id(batch)] = decode_batch(batch)
-                self.parts[dest].deliver(decoded[id(batch)])
-            else:
-                self.outgoing[self.host_of[dest]].setdefault(id(batch), (batch, []))[1].append(dest)
-        p.outbox = []
+                self.parts[dest].deliver(envs, trusted=True)
+                continue
+            key = tuple(members)
+            if key not in encoded:
+                encoded[key] = encode_batch(envs)
+            batch = encoded[key]
+            self.outgoing[self.host_of[dest]].setdefault(id(batch), (batch, []))[1].append(dest)
 
     async def _flush(self) -> None:
         for host, batches in self.outgoing.items():
@@ -168,6 +172,8 @@ class Host:
         """Process every event before `vnow` in order, on the shared heap (emu.inline's loop), recording each
         local event's wall lateness as it starts."""
         entries, late, clock = self.heap.entries, self.lateness.append, time.time
+        for p in self.parts.values():      # a model that ends several steps in one event stays below it
+            p.q.horizon = vnow
         while entries and entries[0][0] < vnow:
             entry = heapq.heappop(entries)
             fn = entry[FN]

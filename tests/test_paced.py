@@ -141,3 +141,18 @@ def test_paced_run_on_two_actors(ray_local):
     assert summary["actors"] == 2 and len(summary["hosts"]) == 9
     assert len({h["ray_node"] for h in summary["hosts"].values()}) == 1      # one Ray node here
     assert summary["paced"]["events"] > 0
+
+
+def test_a_host_keeps_fine_slices_within_the_paced_now():
+    """QuantumCPU ends bare slices in one loop up to the next event anywhere, and no further than its queue's
+    horizon: a paced host sets that to the virtual now of each turn, so no workstation's clock runs ahead of
+    the wall clock (where a message from another host could still be due)."""
+    from actors.ray_actor import Host
+    from emu import cluster
+    s = load("mm1.toml", "workload.jobs=4", 'workload.arrival.mean_interarrival="1 ms"', "cpu.mode=quantum",
+             'cpu.time_slice="10 ms"', 'workload.lifetime.distribution="fixed"', 'workload.lifetime.mean="50 s"')
+    host = Host(cluster.blueprints(s))
+    for vnow in (0.5, 1.25, 3.0):
+        host._advance(vnow, time.time(), 1.0)
+        assert max(p.q.now for p in host.parts.values()) < vnow
+    assert sum(p.cpu.dispatches for p in host.parts.values() if hasattr(p, "cpu")) > 200
