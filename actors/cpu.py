@@ -269,31 +269,38 @@ class QuantumCPU:
             self._stop(job)
             return
         limit = min(q.horizon, q.heap.top_time())
-        enqueue, dispatch = self._enqueue, self._dispatch
-        while True:
-            job.since, job.state = q.now, "ready"          # back to the run queue, the CPU to the next
-            enqueue(job, "quantum")
-            if not dispatch(False):
-                return
-            job, start, end = self.current, self.run_start, self.slice_end
-            stop_at = job.stop_at
-            t = start + (stop_at - job.done) / speed       # when it would reach its stop
-            ran = end - start
-            done = job.done + ran * speed
-            if done > stop_at:      # min() and max() as `_settle_current` and `_reached` use them, inline
-                done = stop_at
-            if t <= end or end >= limit or done >= stop_at - EPS * (stop_at if stop_at > 1.0 else 1.0):
-                self.timer.arm(min(t, end))     # a stop (or too near one to tell), or something else first
-                return
-            # a bare expiry at `end`: `_settle_current`'s steps, for a job past its switch
-            q.now = end
-            job.done = done
-            job.cpu += ran
-            cost = self.switch_cost_now
-            self.busy += ran + cost
-            self.work += ran * speed
-            self.switching += cost
-            self.current = None         # (its run_start and switch are set anew by the dispatch that follows)
+        enqueue, dispatch, queues, insertion = self._enqueue, self._dispatch, self.queues, self.insertion
+        busy, work, switching = self.busy, self.work, self.switching     # kept here in the loop, added alike
+        try:
+            while True:
+                job.since, job.state = q.now, "ready"          # back to the run queue, the CPU to the next
+                if insertion is None:
+                    queues[job.priority].append(job)            # `_enqueue` without an insertion policy
+                else:
+                    enqueue(job, "quantum")
+                if not dispatch(False):
+                    return
+                job, start, end = self.current, self.run_start, self.slice_end
+                stop_at = job.stop_at
+                t = start + (stop_at - job.done) / speed       # when it would reach its stop
+                ran = end - start
+                done = job.done + ran * speed
+                if done > stop_at:      # min() and max() as `_settle_current` and `_reached` use them, inline
+                    done = stop_at
+                if t <= end or end >= limit or done >= stop_at - EPS * (stop_at if stop_at > 1.0 else 1.0):
+                    self.timer.arm(min(t, end))     # a stop (or too near one to tell), or something else first
+                    return
+                # a bare expiry at `end`: `_settle_current`'s steps, for a job past its switch
+                q.now = end
+                job.done = done
+                job.cpu += ran
+                cost = self.switch_cost_now
+                busy += ran + cost
+                work += ran * speed
+                switching += cost
+                self.current = None     # (its run_start and switch are set anew by the dispatch that follows)
+        finally:
+            self.busy, self.work, self.switching = busy, work, switching
 
     def _stop(self, job: Job) -> None:
         """The current job reached its stop: the workstation decides whether it goes on (see `on_stop`)."""

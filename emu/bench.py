@@ -1,14 +1,14 @@
 """`nowemu bench`: measure how fast the emulator runs on this machine and write docs/benchmarks.md.
 
-Two measurements, every figure in the file produced by the run that writes it:
+Every figure in the file is produced by the run that writes it:
 
-1. Inline vs SimPy. The one-workstation M/M/1 scenario (scenarios/mm1.toml) under the inline runtime, in fluid
-   processor sharing and in quantum round robin, against the textbook SimPy M/M/1 (a FCFS `simpy.Resource`
-   of capacity 1: SimPy has no processor-sharing server). Same rates, same number of jobs, interleaved, best of
-   three; jobs per second of wall time, and each one's mean response time against E[S] / (1 - rho).
+1. The model's speed (emu/bench_model.py): inline M/M/1 against SimPy, as whole processes and as event loops;
+   the quantum CPU at 10 ms slices in dispatches per second; the 64-workstation quick start alone; each side
+   by side with the commit before issue 21's fast core, run from a git worktree.
 2. Paced runtime (emu/bench_paced.py). scenarios/quickstart.toml on N workstations (per-node load held
    constant) under `paced`, one Ray actor per participant or K, at every speed of a ladder: where the run
    stays faithful (p99 of every event's lateness under 5 ms of wall time, no job-carrying message late).
+3-5. The live view's cost, sweeps against serial runs, paper-scale runs and the full reproductions' times.
 
     nowemu bench              full run (a quarter of an hour or so on 2 cores)
     nowemu bench --quick      smaller runs, to check that it works
@@ -17,117 +17,34 @@ from __future__ import annotations
 
 import os
 import platform
-import random
 import shlex
 import sys
 import time
 from pathlib import Path
 
+from emu.bench_model import REPEATS, bench_model
+from emu.bench_model import render as render_model
 from emu.bench_paced import bench_paced, paced_scenario
 from emu.bench_paced import render as render_paced
 from emu.scenario import SCENARIOS
 from emu.sweep import bench_sweep
 from emu.view import bench_view
 
-MM1 = Path(__file__).resolve().parent.parent / "scenarios" / "mm1.toml"
 DEFAULT_OUT = Path("docs/benchmarks.md")
-
-REPEATS = 3
 
 
 def plan(quick: bool) -> dict:
     if quick:
-        return {"jobs": 5000, "nodes": [8, 16], "speeds": [10, 25, 50], "trial_wall": 5.0, "model_span": 100.0,
+        return {"jobs": 5000, "slice_work": 300, "nodes": [8, 16], "speeds": [10, 25, 50], "trial_wall": 5.0,
+                "model_span": 100.0,
                 "sweep_runs": 8, "sweep_jobs": 500, "view_jobs": 2000, "paced": [(8, None), (16, 2)],
                 "quickstart": ["workload.jobs=60"], "paper": ["cluster.nodes=16", "workload.jobs=32"]}
     # The view's and the sweep's runs last seconds each: on a 1-s run this VM's run-to-run noise (about 10 %)
     # and fixed costs (a Ray worker's first imports) would swamp what is measured.
     # Paced: (workstations, Ray actors; None for one per participant), issue 21's aims among them.
-    return {"jobs": 20000, "nodes": [8, 16, 32, 64], "speeds": [1, 2, 5, 10, 20, 25, 50, 100],
+    return {"jobs": 20000, "slice_work": 1000, "nodes": [8, 16, 32, 64], "speeds": [1, 2, 5, 10, 20, 25, 50, 100],
             "trial_wall": 10.0, "model_span": 200.0, "sweep_runs": 20, "sweep_jobs": 2000, "view_jobs": 8000,
             "paced": [(8, None), (16, None), (16, 2), (64, 2)], "quickstart": [], "paper": []}
-
-
-# -- 1. inline vs SimPy ------------------------------------------------------------------------------------------
-def mm1_scenario(jobs: int, mode: str) -> dict:
-    from emu import scenario
-    overrides = [f"workload.jobs={jobs}"]
-    if mode == "quantum":
-        overrides += ["cpu.mode=quantum", 'cpu.time_slice="100 ms"']
-    return scenario.load(MM1, overrides)
-
-
-def mm1_theory(s: dict) -> tuple[float, float, float]:
-    """(mean interarrival, E[S], E[T] = E[S] / (1 - rho)) from the scenario's own parameters."""
-    w = s["workload"][0]
-    mean_ia = w["arrival"]["mean_interarrival"]
-    mean_s = w["lifetime"]["mean"] / s["cluster"]["speed"]
-    rho = mean_s / mean_ia
-    return mean_ia, mean_s, mean_s / (1 - rho)
-
-
-def run_nowemu_mm1(s: dict) -> tuple[float, float, int]:
-    """(wall seconds, mean response, jobs done): the whole `emu.run.run` call, workload drawing included."""
-    from emu.run import run
-    t0 = time.perf_counter()
-    result = run(s, runtime="inline")
-    wall = time.perf_counter() - t0
-    m = result["summary"]["metrics"]
-    return wall, m["mean_response"], m["jobs_done"]
-
-
-def run_simpy_mm1(jobs: int, mean_ia: float, mean_s: float, seed: int) -> tuple[float, float, int]:
-    """The standard SimPy M/M/1 (FCFS, one server): (wall seconds, mean response, jobs done)."""
-    import simpy
-    t0 = time.perf_counter()
-    rng = random.Random(seed)
-    env = simpy.Environment()
-    server = simpy.Resource(env, capacity=1)
-    total = [0.0, 0]
-
-    def job(env):
-        arrival = env.now
-        with server.request() as req:
-            yield req
-            yield env.timeout(rng.expovariate(1.0 / mean_s))
-        total[0] += env.now - arrival
-        total[1] += 1
-
-    def source(env):
-        for _ in range(jobs):
-            yield env.timeout(rng.expovariate(1.0 / mean_ia))
-            env.process(job(env))
-
-    env.process(source(env))
-    env.run()
-    return time.perf_counter() - t0, total[0] / max(total[1], 1), total[1]
-
-
-def bench_inline(jobs: int, log, advance) -> dict:
-    fluid, quantum = mm1_scenario(jobs, "fluid"), mm1_scenario(jobs, "quantum")
-    mean_ia, mean_s, theory = mm1_theory(fluid)
-    contenders = {
-        "nowemu inline, fluid PS": lambda: run_nowemu_mm1(fluid),
-        "nowemu inline, quantum RR (100 ms slice)": lambda: run_nowemu_mm1(quantum),
-        "SimPy 4 M/M/1 FCFS (simpy.Resource)": lambda: run_simpy_mm1(jobs, mean_ia, mean_s, fluid["seed"]),
-    }
-    best: dict[str, tuple] = {}
-    for rep in range(REPEATS):                     # interleaved: a slow patch of the machine hits all alike
-        for name, fn in contenders.items():
-            wall, mean_t, done = fn()
-            log(f"inline vs SimPy, round {rep + 1}/{REPEATS}: {name}: {wall:.2f} s, {done / wall:,.0f} jobs/s, "
-                f"mean response {mean_t:.3f} s")
-            if name not in best or wall < best[name][0]:
-                best[name] = (wall, mean_t, done)
-            advance()
-    simpy_rate = best["SimPy 4 M/M/1 FCFS (simpy.Resource)"][2] / best["SimPy 4 M/M/1 FCFS (simpy.Resource)"][0]
-    rows = []
-    for name, (wall, mean_t, done) in best.items():
-        rate = done / wall
-        rows.append({"name": name, "wall": wall, "rate": rate, "ratio": rate / simpy_rate, "done": done,
-                     "mean_response": mean_t, "error": (mean_t - theory) / theory})
-    return {"jobs": jobs, "rows": rows, "theory": theory, "mean_s": mean_s, "mean_ia": mean_ia,
-            "rho": mean_s / mean_ia, "seed": fluid["seed"]}
 
 
 # -- 2. paced runtime: emu/bench_paced.py; the model alone, for comparison ---------------------------------
@@ -196,7 +113,7 @@ def command(quick: bool, out: Path) -> str:
     return "nowemu bench" + (" --quick" if quick else "") + (f" --out {out}" if Path(out) != DEFAULT_OUT else "")
 
 
-def render(mach: dict, cmd: str, p: dict, inline: dict, paced: dict, view: dict, sweep: dict, papers: list,
+def render(mach: dict, cmd: str, p: dict, model: dict, paced: dict, view: dict, sweep: dict, papers: list,
            total_wall: float) -> str:
     L = []
     cpus = f"{mach['cpus']}" + (f" ({mach['usable']} usable)" if mach["usable"] != mach["cpus"] else "")
@@ -221,23 +138,13 @@ def render(mach: dict, cmd: str, p: dict, inline: dict, paced: dict, view: dict,
               "was running, and the figures below (the paced ones above all) are worse for it.", ""]
 
     # 1
-    L += ["## 1. Inline runtime vs SimPy (M/M/1, one workstation)", "",
-          f"{inline['jobs']:,} jobs, Poisson arrivals every {inline['mean_ia']:g} s on average, exponential work of "
-          f"mean {inline['mean_s']:g} s (rho = {inline['rho']:g}), seed {inline['seed']}; best of {REPEATS} "
-          f"interleaved runs each. Theory: E[T] = E[S] / (1 - rho) = {inline['theory']:.3f} s for both "
-          f"processor sharing and FCFS.", "",
-          "| Simulator | best wall (s) | jobs / s of wall time | vs SimPy | jobs done | mean response (s) | "
-          "theory (s) | error |",
-          "|---|--:|--:|--:|--:|--:|--:|--:|"]
-    for r in inline["rows"]:
-        L.append(f"| {r['name']} | {r['wall']:.2f} | {r['rate']:,.0f} | {r['ratio']:.2f}x | {r['done']:,} | "
-                 f"{r['mean_response']:.3f} | {inline['theory']:.3f} | {r['error']:+.1%} |")
-    L += ["", "Note: SimPy has no processor-sharing server built in, so its side is the standard SimPy M/M/1 "
+    L += ["## 1. The model's speed", ""] + render_model(model) + [
+          "Note: SimPy has no processor-sharing server built in, so its side is the standard SimPy M/M/1 "
           "example: a FCFS `simpy.Resource` of capacity 1, exponential gaps and services drawn with "
           "`random.expovariate`, one process per job. It has the same mean response time as M/M/1-PS, but it "
-          "models far less: nowemu's wall time includes drawing the workload, the workstation model (CPU, "
-          "memory, disk and network accounting, load reports to the collector, the policy) and assembling "
-          "the results; SimPy's includes only its event loop and a running sum.", ""]
+          "models far less: nowemu's time includes drawing the workload, the workstation model (CPU, memory, "
+          "disk and network accounting, a load sample every second, the policy) and assembling the results; "
+          "SimPy's only its event loop and a running sum.", ""]
 
     # 2
     L += render_paced(p, paced)
@@ -280,21 +187,22 @@ def render(mach: dict, cmd: str, p: dict, inline: dict, paced: dict, view: dict,
     L += ["", "### Full reproductions", "",
           "Each full `nowemu reproduce` measures its own wall time and writes it at the head of its report; this "
           "table is read from those reports (`emu.bench.reproductions`) when the bench is written, so the date "
-          "and the machine's load are those of the reproduction, not of this bench. Issue 3's aim for paper "
-          "000: under 10 minutes on 2 cores.", "",
+          "and the machine's load are those of the reproduction, not of this bench. Aims on 2 cores: paper 000 "
+          "under 10 minutes (issue 3), paper 002 under 90 and paper 004 under 15 (issue 21).", "",
           "| report | written | runs | read back | run time summed (min) | wall (min) | aim |",
           "|---|---|--:|--:|--:|--:|---|"]
     L += [f"| {r['report']} | {r['date']} | {r['runs']} | {r['read_back']} | {r['run_time'] / 60:.1f} | "
           f"{r['wall'] / 60:.1f} | {_reproduction_aim(r)} |" for r in reproductions()]
     L += ["", "## 6. What the numbers mean", "",
-          "- *jobs / s of wall time*: jobs completed divided by the wall time of the whole run (best of "
-          f"{REPEATS}). For nowemu it is one `emu.run.run(scenario, runtime=\"inline\")` call: drawing the "
-          "workload, building the workstation and the collector, the inline runtime's event loop (every message "
-          "still goes through the msgpack codec), and assembling jobs, samples and checks. *vs SimPy* is that rate over "
-          "SimPy's.",
-          "- *mean response* is measured over all jobs of the run; *error* is its relative distance from "
-          "E[S] / (1 - rho), a sanity check that the fast runs are also right (a few percent is sampling noise "
-          "at this many jobs with rho = 0.5).",
+          "- *jobs / s*: jobs completed over wall time (best of "
+          f"{REPEATS}), of the whole process (a fresh interpreter: start, imports, run, exit) or of the event "
+          "loop (for nowemu one `emu.run.run(scenario, runtime=\"inline\")` call: drawing the workload, building "
+          "the workstation, the inline runtime's event loop and assembling jobs, samples and checks). *x SimPy* "
+          "is that rate over SimPy's, measured the same way. *mean response* beside E[T] is a check that the "
+          "fast runs are also right.",
+          "- *baseline*: the same measurement by the code of the commit before the fast core, from a git "
+          "worktree, in its own process, interleaved with this checkout's; a speed-up is the baseline's time "
+          "over this checkout's, and each side's figures (jobs done, faults, migrations) show what it computed.",
           "- *lateness*: for every local event a paced actor processes, the wall time at which it was processed "
           "minus the wall time at which it was due (epoch + virtual time / speed), in milliseconds, pooled over "
           "all actors (`summary.paced.event_lateness_ms_*`): whatever delayed it counts (a slow wake-up, an actor "
@@ -330,7 +238,8 @@ def _plan_text(p: dict) -> str:
 
 
 P004_POLICIES = ("immediate_eviction", "pause_and_migrate", "linger_longer", "linger_forever")
-REPRODUCTION_AIMS = {"p000": 600.0}     # seconds: issue 3's aim for the full `nowemu reproduce p000`
+# seconds: issue 3's aim for the full `nowemu reproduce p000`; issue 21's for p002 and p004
+REPRODUCTION_AIMS = {"p000": 600.0, "p002": 5400.0, "p004": 900.0}
 
 
 def reproductions() -> list[dict]:
@@ -386,7 +295,7 @@ def main(quick: bool, out: Path) -> int:
     mach = machine()
     cmd = command(quick, out)
     start = time.perf_counter()
-    steps = REPEATS * 3 + len(p["paced"]) * len(p["speeds"]) + 1
+    steps = REPEATS + len(p["paced"]) * len(p["speeds"]) + 1
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                   TimeElapsedColumn(), console=console, transient=False) as progress:
         task = progress.add_task("nowemu bench", total=steps)
@@ -397,8 +306,8 @@ def main(quick: bool, out: Path) -> int:
         def advance(n: int = 1) -> None:
             progress.advance(task, n)
 
-        progress.update(task, description="inline vs SimPy")
-        inline = bench_inline(p["jobs"], log, advance)
+        progress.update(task, description="the model's speed (inline, against SimPy and the baseline)")
+        model_speed = bench_model(p, log, advance)
         progress.update(task, description="model cost (inline)")
         model = bench_model_cost(p, log)           # before Ray starts: its idle processes take CPU too
         progress.update(task, description="paper-scale runs (inline)")
@@ -411,7 +320,7 @@ def main(quick: bool, out: Path) -> int:
         progress.update(task, description="sweep")
         sweep = bench_sweep(log, runs=p["sweep_runs"], jobs=p["sweep_jobs"])
     mach["load_end"] = _loadavg()
-    text = render(mach, cmd, p, inline, paced, view, sweep, papers, time.perf_counter() - start)
+    text = render(mach, cmd, p, model_speed, paced, view, sweep, papers, time.perf_counter() - start)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text)
     console.print(f"wrote {out} ({(time.perf_counter() - start) / 60:.1f} min)")

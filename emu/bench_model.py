@@ -217,7 +217,7 @@ def render(res: dict) -> list[str]:
     best, v = res["best"], verdicts(res)
     met = lambda key: "met" if v[key][1] else "**not met**"        # noqa: E731
     simpy, loop = best[("mm1", "simpy")], best[("mm1", "simpy-loop")]
-    lines = ["## Inline against SimPy", "",
+    lines = ["### Inline against SimPy", "",
              f"M/M/1, {res['jobs']:,} jobs, mean interarrival {res['mean_ia']:g} s, mean service {res['mean_s']:g} s "
              f"(E[T] = {res['theory']:.3f} s). Jobs per second of wall time, as whole processes (started, "
              f"imports, run, exit) and as event loops (the run call alone); best of {REPEATS}, interleaved.", "",
@@ -237,7 +237,7 @@ def render(res: dict) -> list[str]:
                  f"{sl_rate:,.0f} | 1 | {simpy['mean_response']:.4f} |")
     lines += ["", f"Aim (issue 21): inline M/M/1 at 0.3x SimPy's jobs per second or better as whole processes: "
                   f"{v['mm1'][0]:.3f}x, {met('mm1')}.", ""]
-    lines += ["## The model against the baseline", "",
+    lines += ["### The model against the baseline", "",
               f"Side by side with the code of {res['baseline'] or BASELINE} (the commit before the fast core), "
               f"each in its own process, the run call timed; best of {REPEATS}.", "",
               "| case | now (s) | baseline (s) | speed-up | now: jobs done, faults, migrations | baseline: same |",
