@@ -34,6 +34,7 @@ from actors.job import Job
 from actors.memory import SLACK, Pager
 from actors.owner import BurstTable, Owner
 from actors.participant import Participant
+from policies.base import Policy
 
 INF = float("inf")
 NETWORK_RAM = {"ram_request", "ram_grant", "ram_release", "ram_evict", "page_request", "page_reply"}
@@ -193,7 +194,10 @@ class Workstation(Participant):
 
     def _hold(self) -> None:
         """Ask the policy again which resident jobs may run (the owner came or went, the load index was
-        refreshed): suspend or resume them. Time suspended is time waiting (`queue`)."""
+        refreshed): suspend or resume them. Time suspended is time waiting (`queue`). A policy that never holds
+        a job off (its `runnable` is the base one) has nothing to answer."""
+        if type(self.policy).runnable is Policy.runnable:
+            return
         for job in list(self.jobs.values()):
             runnable = self.policy.runnable(job, self)
             if job.state == "suspended" and runnable:
@@ -400,7 +404,7 @@ class Workstation(Participant):
         self.pending.append(copy)
 
     def _retry_pending(self) -> None:
-        if self.policy.no_room(self):
+        if not self.pending or self.policy.no_room(self):
             return
         for job in list(self.pending):
             self._place(job)
