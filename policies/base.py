@@ -32,7 +32,8 @@ in the run's events with `node.log(kind, **fields)` (paper 000's reservations).
 
 A policy that never reads `node.index` says so (`reads_index = False`): its cluster then exchanges no load
 information, as a NOW without load sharing runs no load daemon (the workstations still sample their load
-for the results at the load-index period).
+for the results at the load-index period). With no index refresh to prompt it, such a node retries its
+pending pool when a job completes (where memory and a job slot come free), not also once a period.
 
 Parameters are declared in `PARAMS` as `name: (kind, default, meaning)`, kind one of the unit kinds of
 `emu.units` or "int", "number", "bool", "str"; the scenario loader checks them and converts units.
