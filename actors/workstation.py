@@ -9,15 +9,7 @@ whose memory demands load the pager, and the CPU's ready set. It leaves the CPU 
 or an I/O miss (blocked on the disk), a change in its memory demand (it goes on), its end. It may be migrated
 while resident and ready. Time is charged to exactly one of cpu, queue, page, io, net, sync at every instant.
 
-Network RAM (paper 002), when the policy asks for it (`remote_memory`): the node borrows idle memory on peers
-for the part of its overflow its policy chooses, by messages (request, grant). A share of its page faults equal
-to the share of the overflow held remotely is then served by the hosts: a page request, and the pages back over
-the host's link (or the shared bus), charged to the job as paging time (`page`) and, within it, as
-`remote_paging` (the paper's networking time of remote paging; `net` stays time on the wire between nodes).
-The node hands memory back as soon as it no longer overflows, and a host evicts guest pages as soon as its own
-jobs need the memory (local priority), sending them back to their owner; the owner borrows elsewhere at its
-next load-index refresh, and meanwhile those faults go to its disk. A page request in flight is served even if
-its pages were just evicted (they are on their way back anyway).
+Network RAM (paper 002), when the policy asks for it (`remote_memory`): `actors.network_ram`.
 
 Job suspension (a policy that `releases_memory`): a suspended job's memory is swapped out, written to the disk,
 and read back before it runs again.
@@ -31,13 +23,13 @@ from collections import deque
 from actors.cpu import FluidCPU, QuantumCPU
 from actors.disk import Disk
 from actors.job import Job
-from actors.memory import SLACK, Pager
+from actors.memory import Pager
+from actors.network_ram import NETWORK_RAM, NetworkRAM
 from actors.owner import BurstTable, Owner
 from actors.participant import Participant
 from policies.base import Policy
 
 INF = float("inf")
-NETWORK_RAM = {"ram_request", "ram_grant", "ram_release", "ram_evict", "page_request", "page_reply"}
 
 
 _VIEW: list = [None, {}]     # the last load index broadcast and its view by node, shared by its receivers
@@ -83,7 +75,7 @@ class Workstation(Participant):
         self.inbox: dict[tuple, int] = {}       # parallel tasks: partners' messages (group, rank, iteration) come in
         self.waiting: dict[tuple, list] = {}    # (group, rank) -> [task, iteration, messages still due, since]
         self._fault_rate = 0.0          # faults per op under the resident demand (set by _memory_changed)
-        self.paging: dict[int, tuple] = {}      # job id -> (job, since): waiting for pages from a host
+        self.ram = NetworkRAM(self)             # network RAM: what this node borrows and lends (paper 002)
         self.leaving: dict[int, int] = {}       # job id -> destination: migrates once its pages are in
         self._last = (0.0, 0.0, 0, 0.0)     # at the last report: time, CPU busy, faults, disk busy
         self.owner = None if owner is None else Owner(
@@ -224,7 +216,7 @@ class Workstation(Participant):
         if self.policy.releases_memory:
             job.state = "blocked"
             self._memory_changed()
-            self._swap(job, self._unblock)
+            self._swap(job, self.unblock)
         else:
             self.cpu.add(job, "resume")
 
@@ -291,7 +283,7 @@ class Workstation(Participant):
         swapped = self.policy.releases_memory
         self.pager.demand = sum(j.demand() for j in self.jobs.values() if not (swapped and j.state == "suspended"))
         if self.pager.lent or self.pager.remote:
-            self._settle_network_ram()
+            self.ram.settle()
         rate = self.pager.fault_rate_now() / self.speed        # per op
         if rate == 0 and self._fault_rate == 0:
             return
@@ -323,13 +315,8 @@ class Workstation(Participant):
             batch = self.pager.fault_batch
             job.faults += batch
             self.faults += batch
-            host = self._fault_host()
-            if host is None:
+            if not self.ram.page_in(job, batch):
                 self._block(job, "page", batch * self.pager.page_size, batch)
-            else:
-                job.state = "blocked"
-                self.paging[job.id] = (job, self.q.now)
-                self.send(host, "page_request", {"job_id": job.id, "pages": batch})
             return False
         if job.done >= job.next_sync():
             job.iteration += 1
@@ -369,9 +356,9 @@ class Workstation(Participant):
 
     def _block(self, job: Job, why: str, size: float, accesses: int = 1) -> None:
         job.state = "blocked"
-        self.disk.submit(size, self._unblock, (job, why, self.q.now), accesses)
+        self.disk.submit(size, self.unblock, (job, why, self.q.now), accesses)
 
-    def _unblock(self, item) -> None:
+    def unblock(self, item) -> None:
         """A blocked job's pages or data came (`why`: page or io): it wants the CPU."""
         job, why, since = item
         setattr(job, why, getattr(job, why) + (self.q.now - since))
@@ -415,73 +402,6 @@ class Workstation(Participant):
         self.pager.buffer_cache = size
         self._memory_changed()
 
-    # -- network RAM (paper 002) -------------------------------------------------------------------------------
-    def _borrow(self) -> None:
-        for host, size in self.policy.remote_memory(self):
-            self.pager.add(self.pager.asked, host, size)
-            self.send(host, "ram_request", {"bytes": size})
-
-    def _fault_host(self) -> int | None:
-        """Where a fault is served: None (the disk), or a host drawn in proportion to what it holds, with the
-        probability that the faulting page is in network RAM."""
-        remote = self.pager.remote
-        if not remote:
-            return None
-        u = self.rng.random()
-        share = self.pager.remote_share()
-        if u >= share:
-            return None
-        left = u / share * sum(remote.values())
-        for host in sorted(remote):
-            left -= remote[host]
-            if left < 0:
-                return host
-        return max(remote)
-
-    def _settle_network_ram(self) -> None:
-        """After a change in demand: hand back network RAM this node no longer needs (the highest hosts first),
-        and evict guest pages its own jobs now need (local priority), sending them back to their owners."""
-        p = self.pager
-        surplus = sum(p.remote.values()) - max(0.0, p.demand - p.user_memory)
-        for host in sorted(p.remote, reverse=True):
-            if surplus <= SLACK:
-                break
-            give = min(surplus, p.remote[host])
-            p.add(p.remote, host, -give)
-            self.send(host, "ram_release", {"bytes": give})
-            surplus -= give
-        excess = p.demand + p.guest - p.user_memory
-        for client in sorted(p.lent, reverse=True):
-            if excess <= SLACK:
-                break
-            take = min(excess, p.lent[client])
-            p.add(p.lent, client, -take)
-            self.send(client, "ram_evict", {"bytes": take}, extra=take)
-            self.log("evict_guest", client=client, bytes=take)
-            excess -= take
-
-    def _network_ram(self, env) -> None:
-        kind, p, peer, pager = env.kind, env.payload, env.sender, self.pager
-        if kind == "ram_request":           # lend what is idle now, up to what was asked
-            grant = min(p["bytes"], pager.idle)
-            pager.add(pager.lent, peer, grant)
-            self.send(peer, "ram_grant", {"bytes": grant, "asked": p["bytes"]})
-        elif kind == "ram_grant":
-            pager.add(pager.asked, peer, -p["asked"])
-            pager.add(pager.remote, peer, p["bytes"])
-            self._settle_network_ram()      # demand may have fallen while the request was out
-        elif kind == "ram_release":
-            pager.add(pager.lent, peer, -p["bytes"])
-        elif kind == "ram_evict":
-            pager.add(pager.remote, peer, -p["bytes"])
-        elif kind == "page_request":
-            self.send(peer, "page_reply", {"job_id": p["job_id"], "pages": p["pages"]},
-                      extra=p["pages"] * self.pager.page_size)
-        else:                               # page_reply
-            job, since = self.paging.pop(p["job_id"])
-            job.remote_paging += self.q.now - since
-            self._unblock((job, "page", since))
-
     # -- messages --------------------------------------------------------------------------------------------
     def _receive(self, item) -> None:
         env, job = item
@@ -504,7 +424,7 @@ class Workstation(Participant):
                 key = (p["group"], p["to"], p["it"])
                 self.inbox[key] = self.inbox.get(key, 0) + 1
         elif kind in NETWORK_RAM:
-            self._network_ram(env)
+            self.ram.receive(env)
         elif kind == "load_report":      # gossip: a peer's view
             for r in env.payload["report"]:
                 if r["node"] != self.id and r["time"] > self.index.get(r["node"], {"time": -1})["time"]:
@@ -540,7 +460,7 @@ class Workstation(Participant):
         self._retry_pending()
         for job, dest in self.policy.migrations(self):
             self.migrate(job, dest)
-        self._borrow()
+        self.ram.borrow()
 
     # -- periodic load report and sample ---------------------------------------------------------------------
     def _report(self, _=None) -> None:
