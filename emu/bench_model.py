@@ -200,6 +200,11 @@ def _ratio(now: float, then: float | None) -> str:
     return "not measured" if then is None else f"{then / now:.2f}x"
 
 
+def _figures(row: dict | None) -> str:
+    """What a run computed: jobs done, page faults, migrations."""
+    return "-" if row is None else f"{row['jobs_done']}, {row['page_faults']}, {row['migrations']}"
+
+
 def verdicts(res: dict) -> dict:
     """Each aim: (measured ratio or None, met)."""
     best = res["best"]
@@ -215,7 +220,10 @@ def verdicts(res: dict) -> dict:
 
 def render(res: dict) -> list[str]:
     best, v = res["best"], verdicts(res)
-    met = lambda key: "met" if v[key][1] else "**not met**"        # noqa: E731
+
+    def met(key: str) -> str:
+        return "met" if v[key][1] else "**not met**"
+
     simpy, loop = best[("mm1", "simpy")], best[("mm1", "simpy-loop")]
     lines = ["### Inline against SimPy", "",
              f"M/M/1, {res['jobs']:,} jobs, mean interarrival {res['mean_ia']:g} s, mean service {res['mean_s']:g} s "
@@ -246,10 +254,9 @@ def render(res: dict) -> list[str]:
                        ("quickstart-64", f"64-workstation quick start, model alone, {res['span']:g} virtual s"),
                        ("mm1", "M/M/1 fluid PS (the table above)")):
         now, then = best[(name, "now")], best.get((name, "baseline"))
-        figs = lambda r: "-" if r is None else f"{r['jobs_done']}, {r['page_faults']}, {r['migrations']}"  # noqa
         then_wall = "-" if then is None else f"{then['wall']:.3f}"
         lines.append(f"| {what} | {now['wall']:.3f} | {then_wall} | {_ratio(now['wall'], then and then['wall'])} | "
-                     f"{figs(now)} | {figs(then)} |")
+                     f"{_figures(now)} | {_figures(then)} |")
     slices = best[("slices", "now")]
     lines += ["", f"Dispatches per wall second: {res['slices'] / slices['wall']:,.0f} now"
               + ("" if ("slices", "baseline") not in best else

@@ -1,0 +1,36 @@
+"""`nowemu bench`'s model section judges its aims from what it measured: a ratio against SimPy from whole
+processes, speed-ups against the baseline's own runs, and "not measured" (never "met") without a baseline."""
+import pytest
+
+from emu.bench_model import render, verdicts
+
+
+def _row(process, wall, done=100):
+    return {"process": process, "wall": wall, "jobs_done": done, "mean_response": 2.0, "page_faults": 0,
+            "migrations": 0}
+
+
+def _result(baseline: bool) -> dict:
+    best = {("mm1", "now"): _row(1.0, 0.8), ("mm1-quantum", "now"): _row(1.2, 1.0),
+            ("mm1", "simpy"): _row(0.25, 0.2), ("mm1", "simpy-loop"): 0.2,
+            ("slices", "now"): _row(0.2, 0.1, 4), ("quickstart-64", "now"): _row(0.5, 0.4, 900)}
+    if baseline:
+        best.update({("mm1", "baseline"): _row(3.0, 2.8), ("slices", "baseline"): _row(0.7, 0.6, 4),
+                     ("quickstart-64", "baseline"): _row(1.2, 1.0, 880)})
+    return {"best": best, "theory": 2.0, "mean_s": 1.0, "mean_ia": 2.0, "jobs": 100, "slices": 40000,
+            "baseline": "7b93f2b" if baseline else None, "span": 200.0}
+
+
+def test_aims_come_from_the_measured_ratios():
+    v = verdicts(_result(True))
+    assert v["mm1"] == (pytest.approx(0.25), False)       # 100 jobs/s against SimPy's 400, whole processes
+    assert v["slices"] == (pytest.approx(6.0), True)      # baseline wall 0.6 s against 0.1 s
+    assert v["quickstart-64"] == (pytest.approx(2.5), False)
+    text = "\n".join(render(_result(True)))
+    assert "0.250x, **not met**" in text and "met (6.00x)" in text and "**not met** (2.50x)" in text
+
+
+def test_without_a_baseline_the_speed_ups_are_not_measured_and_not_met():
+    v = verdicts(_result(False))
+    assert v["slices"] == (None, False) and v["quickstart-64"] == (None, False)
+    assert "not measured" in "\n".join(render(_result(False)))
