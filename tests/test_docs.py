@@ -17,3 +17,11 @@ def test_every_scenario_field_is_documented():
     missing = [path for path in leaves(SCHEMA)
                if not any(f"`{name}`" in doc for name in (path, path.split(".", 1)[-1], path.rsplit(".", 1)[-1]))]
     assert not missing, missing
+
+
+def test_nothing_a_user_reads_points_outside_the_repository():
+    """The project's own notes on each paper live outside the repository; what a user's clone holds (README,
+    docs, scenarios) cites the papers themselves."""
+    files = [ROOT / "README.md", *(ROOT / "docs").rglob("*.md"), *(ROOT / "scenarios").rglob("*.toml")]
+    outside = [str(f.relative_to(ROOT)) for f in files if "../shared" in f.read_text()]
+    assert not outside, outside
