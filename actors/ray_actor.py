@@ -189,8 +189,8 @@ class Host:
 
     async def run_paced(self, epoch: float, speed: float, stop_time: float, board, phase: float = 0.0) -> float:
         # Ray hands each incoming call to this loop from its own thread, which needs the GIL: with Python's
-        # 5 ms switch interval, a host busy with events held calls back by whole seconds (1.7 s median in a
-        # probe); at SWITCH, a few milliseconds
+        # 5 ms switch interval a host busy with events held calls back for a long time (commit 7796165 says by
+        # how much in its probe); at SWITCH, for milliseconds
         interval = sys.getswitchinterval()
         sys.setswitchinterval(SWITCH)
         try:

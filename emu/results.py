@@ -156,10 +156,10 @@ class ClusterSeries:
         self.groups = [sorted(group, key=by_node) if len(group) > 1 else group for group in by_period.values()]
         self.samples = [s for group in self.groups for s in group]
         widths = {len(group) for group in self.groups}
-        self.width = widths.pop() if len(widths) == 1 else None      # None: times with different nodes
+        self.width = widths.pop() if len(widths) == 1 else None      # None: periods missing some node
 
     def total(self, key: str, cap: str | None = None):
-        """Per time, the sum over nodes of `key` (each node's value at most its `cap`, if given)."""
+        """Per period, the sum over nodes of `key` (each node's value at most its `cap`, if given)."""
         if self.width is None:
             value = (lambda s: min(s[key], s[cap])) if cap else (lambda s: s[key])    # noqa: E731
             return [sum(value(s) for s in group) for group in self.groups]
@@ -172,7 +172,7 @@ class ClusterSeries:
         return total
 
     def any(self, key: str) -> list[bool]:
-        """Per time, whether some node's sample has a true `key`."""
+        """Per period, whether some node's sample has a true `key`."""
         if not self.samples or key not in self.samples[0]:
             return [False] * len(self.groups)
         return [any(s[key] for s in group) for group in self.groups]
@@ -182,9 +182,10 @@ class ClusterSeries:
 
 
 def balance_skews(groups) -> list[float]:
-    """Papers 000/002's job balance skew at each sample time: the spread (standard deviation) of active
-    (resident) jobs over the nodes not reserved. One numpy call over a table of sample times x nodes where
-    every time has as many such nodes (the usual case); its rows give exactly what `np.std` gives each alone."""
+    """Papers 000/002's job balance skew in each period's samples (ClusterSeries.groups): the spread (standard
+    deviation) of active (resident) jobs over the nodes not reserved. One numpy call over a table of periods x
+    nodes where every period has as many such nodes (the usual case); its rows give exactly what `np.std` gives
+    each alone."""
     rows = [[s["jobs"] for s in group if s.get("reservation", "normal") == "normal"] or [0] for group in groups]
     if rows and all(len(row) == len(rows[0]) for row in rows):
         return np.std(np.array(rows, dtype=float), axis=1).tolist()

@@ -80,9 +80,9 @@ class Policy:
 def least_loaded(node, exclude=()):
     """A peer with the fewest resident jobs in this node's view: the better, by most idle memory, of two drawn
     at random among those (two_choices). Every node reads the same view, a period old; a fixed tie-break (the
-    lowest id, as before issue 21) sent every overloaded node's job to the same peer in one period (7.7
-    migrations per period onto 1.65 distinct peers in a 64-node quick start), a herd that then migrated
-    back and paged."""
+    lowest id, as before issue 21) sent every overloaded node's job to the same peer in one period, a herd that
+    then migrated back and paged (docs/benchmarks.md's 64-workstation quick start gives both versions' faults
+    and migrations side by side)."""
     fewest, best = None, []
     for peer, r in node.index.items():
         if peer == node.id or peer in exclude:
