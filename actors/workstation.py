@@ -27,6 +27,7 @@ from actors.memory import Pager
 from actors.network_ram import NETWORK_RAM, NetworkRAM
 from actors.owner import BurstTable, Owner
 from actors.participant import Participant
+from emu.samples import REPORT, TAIL
 from policies.base import Policy
 
 INF = float("inf")
@@ -65,9 +66,11 @@ class Workstation(Participant):
         self.index: dict[int, dict] = {}
         self.view_version = 0               # counts changes to `index`, so that policies may cache what they read
         self.reported: dict | None = None   # this node's own report as the collector last broadcast it
-        # per load-report period: (report, disk queue, guest bytes, network RAM held, disk utilization, bytes
-        # sent), made into nodes.csv's rows at the end (`final`)
+        # per load-report period, a row of nodes.csv (`emu.samples`): the report's values, then TAIL's
         self.samples: list[tuple] = []
+        self.sample_keys: tuple | None = None       # the columns, known at the first sample
+        # no owner and the policy's report is the base one: a report has REPORT's fields only
+        self.plain = owner is None and type(policy).report is Policy.report
         self.area = 0.0                 # integral over time of the jobs present here (resident + pending)
         self._area_at = 0.0
         self.faults = self.io_misses = 0
@@ -96,19 +99,21 @@ class Workstation(Participant):
         return self._load(self.cpu.busy_time())
 
     def _load(self, busy_now: float) -> dict:
-        now, pager = self.q.now, self.pager
-        since, busy, faults, _ = self._last
-        span = now - since
-        report = {"node": self.id, "time": now, "jobs": len(self.jobs), "ready": self.cpu.queue_length(),
-                  "pending": len(self.pending), "speed": self.speed, "memory": pager.user_memory,
-                  "demand": pager.demand, "idle": pager.idle,
-                  "cpu_util": (busy_now - busy) / span if span > 0 else 0.0,
-                  "fault_rate": (self.faults - faults) / span if span > 0 else 0.0,
-                  "foreign": sum(j.cls == "foreign" for j in self.jobs.values()) if self.jobs else 0}
+        report = dict(zip(REPORT, self._values(busy_now)))
         if self.owner is not None:
             report.update(self.owner.report())
         report.update(self.policy.report(self))
         return report
+
+    def _values(self, busy_now: float) -> tuple:
+        """The load report's own fields (`emu.samples.REPORT`), in that order."""
+        now, pager = self.q.now, self.pager
+        since, busy, faults, _ = self._last
+        span = now - since
+        return (self.id, now, len(self.jobs), self.cpu.queue_length(), len(self.pending), self.speed,
+                pager.user_memory, pager.demand, pager.idle, (busy_now - busy) / span if span > 0 else 0.0,
+                (self.faults - faults) / span if span > 0 else 0.0,
+                sum(j.cls == "foreign" for j in self.jobs.values()) if self.jobs else 0)
 
     # -- population accounting (Little's law) ----------------------------------------------------------------
     def _count(self) -> None:
@@ -464,12 +469,19 @@ class Workstation(Participant):
 
     # -- periodic load report and sample ---------------------------------------------------------------------
     def _report(self, _=None) -> None:
+        """Sample this node's load (a row of nodes.csv) and report it. The report is a dict only where it is
+        sent or has fields beyond `REPORT` (an owner's, the policy's)."""
         busy = self.cpu.busy_time()
-        report = self._load(busy)
+        report = None if self.plain else self._load(busy)
+        values = self._values(busy) if report is None else tuple(report.values())
+        if self.sample_keys is None:
+            self.sample_keys = (REPORT if report is None else tuple(report)) + TAIL
         pager, disk = self.pager, self.disk
-        self.samples.append((report, disk.waiting, pager.guest, sum(pager.remote.values()),
+        self.samples.append((*values, disk.waiting, pager.guest, sum(pager.remote.values()),
                              (disk.busy - self._last[3]) / self.period, self.nic.bytes_sent))
         self._last = (self.q.now, busy, self.faults, disk.busy)
+        if self.exchange != "none" and report is None:
+            report = dict(zip(REPORT, values))
         if self.exchange == "collector":
             self.send(self.collector, "load_report", {"report": report})
         elif self.exchange == "gossip":
@@ -483,10 +495,10 @@ class Workstation(Participant):
     def snapshot(self) -> dict:
         """Counts as of now; CPU utilization and fault rate over the last load-report period, as reading them
         now would settle the CPU, and its rounding would make a watched run differ from an unwatched one."""
-        rates = self.samples[-1][0] if self.samples else {"cpu_util": 0.0, "fault_rate": 0.0}
+        cpu_util, fault_rate = self.samples[-1][9:11] if self.samples else (0.0, 0.0)   # REPORT's places
         return {**super().snapshot(), "role": "workstation", "jobs": len(self.jobs), "ready": self.cpu.queue_length(),
                 "pending": len(self.pending), "memory": self.pager.user_memory, "demand": self.pager.demand,
-                "cpu_util": rates["cpu_util"], "fault_rate": rates["fault_rate"], "disk_queue": self.disk.waiting,
+                "cpu_util": cpu_util, "fault_rate": fault_rate, "disk_queue": self.disk.waiting,
                 "finished": len(self.finished), **({} if self.owner is None else {"owner_active": self.owner.nonidle})}
 
     def final(self) -> dict:
@@ -504,8 +516,7 @@ class Workstation(Participant):
         owner = None if self.owner is None else self.owner.stats()
         owner_work = self.owner.process.done if self.owner is not None and self.owner.fine else 0.0
         return {"node": self.id, "role": "workstation", "jobs": [j.record() for j in jobs],
-                "samples": [{**report, "disk_queue": waiting, "guest": guest, "remote": remote, "disk_util": util,
-                             "net_bytes": sent} for report, waiting, guest, remote, util, sent in self.samples],
+                "samples": (self.sample_keys or REPORT + TAIL, self.samples),
                 "events": self.events,
                 "stats": {"busy": self.cpu.busy_time() + (owner["solo"] if owner else 0.0),
                           "work": self.cpu.work - owner_work,

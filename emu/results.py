@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from actors.job import STATES
+from emu.samples import ClusterSeries, Samples
 from emu.scenario import node_specs
 
 # Messages that carry a job: one of these arriving after its deliver_at changes what happens (a straggler).
@@ -57,7 +58,7 @@ def assemble(finals: list[dict], scenario: dict, end: float, extra: dict, lost: 
     jobs = sorted([j for f in finals for j in f["jobs"]] + list(lost), key=itemgetter("job"))
     for j in jobs:
         j["slowdown"] = j["response"] / (j["work"] / speeds[j["home"]]) if j["state"] == "done" else float("nan")
-    samples = sorted((s for f in finals for s in f["samples"]), key=itemgetter("time", "node"))
+    samples = Samples.merge(f["samples"] for f in finals if f["role"] == "workstation")
     events = sorted((e for f in finals for e in f["events"]), key=itemgetter("time", "node"))
     stats = [f["stats"] for f in finals if f["role"] == "workstation"]
     late: dict[str, list] = {}
@@ -90,7 +91,7 @@ def metrics(jobs, samples, stats, end, scenario, events=()) -> dict:
     series = ClusterSeries(samples)
     idle, memory, remote = series.total("idle"), series.total("memory"), series.total("remote")
     demand = series.total("demand", cap="memory")
-    skew = balance_skews(series.groups)
+    skew = series.skews()
     blocked = series.any("blocked")
     blocked_idle = [total for total, b in zip(idle, blocked) if b]
     busy = sum(s["busy"] - s["switching"] for s in stats)
@@ -136,60 +137,6 @@ def metrics(jobs, samples, stats, end, scenario, events=()) -> dict:
         "bytes_sent": float(sum(s["bytes_sent"] for s in stats)),
         **owner_metrics(jobs, stats, horizon),
     }
-
-
-class ClusterSeries:
-    """The samples of all workstations grouped by load-report period (`groups`: the k-th sample of each node,
-    in node order; at one time each, or at each node's own phase of the period when reports are staggered),
-    and the cluster's totals per period. A total adds the nodes in node order, one after the other, as
-    Python's `sum` does: the means are the same to the last bit whichever way they are computed. Where every
-    period has a sample of each node (the usual case) that is one numpy addition per node over all periods,
-    not a Python sum per period."""
-
-    def __init__(self, samples: list[dict]):
-        by_period: dict[int, list] = {}
-        taken: dict[int, int] = {}          # samples seen so far, per node
-        for s in samples:
-            k = taken[s["node"]] = taken.get(s["node"], -1) + 1
-            by_period.setdefault(k, []).append(s)
-        by_node = itemgetter("node")
-        self.groups = [sorted(group, key=by_node) if len(group) > 1 else group for group in by_period.values()]
-        self.samples = [s for group in self.groups for s in group]
-        widths = {len(group) for group in self.groups}
-        self.width = widths.pop() if len(widths) == 1 else None      # None: periods missing some node
-
-    def total(self, key: str, cap: str | None = None):
-        """Per period, the sum over nodes of `key` (each node's value at most its `cap`, if given)."""
-        if self.width is None:
-            value = (lambda s: min(s[key], s[cap])) if cap else (lambda s: s[key])    # noqa: E731
-            return [sum(value(s) for s in group) for group in self.groups]
-        table = self._table(key)
-        if cap:
-            table = np.minimum(table, self._table(cap))
-        total = table[:, 0].copy()
-        for node in range(1, self.width):
-            total += table[:, node]
-        return total
-
-    def any(self, key: str) -> list[bool]:
-        """Per period, whether some node's sample has a true `key`."""
-        if not self.samples or key not in self.samples[0]:
-            return [False] * len(self.groups)
-        return [any(s[key] for s in group) for group in self.groups]
-
-    def _table(self, key: str):
-        return np.array([s[key] for s in self.samples], dtype=float).reshape(len(self.groups), self.width)
-
-
-def balance_skews(groups) -> list[float]:
-    """Papers 000/002's job balance skew in each period's samples (ClusterSeries.groups): the spread (standard
-    deviation) of active (resident) jobs over the nodes not reserved. One numpy call over a table of periods x
-    nodes where every period has as many such nodes (the usual case); its rows give exactly what `np.std` gives
-    each alone."""
-    rows = [[s["jobs"] for s in group if s.get("reservation", "normal") == "normal"] or [0] for group in groups]
-    if rows and all(len(row) == len(rows[0]) for row in rows):
-        return np.std(np.array(rows, dtype=float), axis=1).tolist()
-    return [float(np.std(row)) for row in rows]
 
 
 def owner_metrics(jobs, stats, horizon) -> dict:
@@ -271,15 +218,16 @@ def open_text(path: Path, mode: str = "r"):
     return open(path, mode, newline="")
 
 
-def _csv(path: Path, rows: list[dict]) -> None:
+def _csv(path: Path, rows: list[dict] | Samples) -> None:
+    """Rows (dicts, with the first one's keys as the columns; or a table) as CSV."""
     with open_text(path, "w") as fh:
         if not rows:
             return
-        keys = list(rows[0])
+        keys = rows.keys if isinstance(rows, Samples) else list(rows[0])
         writer = csv.writer(fh, lineterminator="\n")
         writer.writerow(keys)
         # the csv module writes a float as its repr (round-trips exactly) and a missing field (None) as empty
-        writer.writerows(map(row.get, keys) for row in rows)
+        writer.writerows(rows.rows if isinstance(rows, Samples) else (map(row.get, keys) for row in rows))
 
 
 def json_safe(obj):
