@@ -68,7 +68,7 @@ class Workstation(Participant):
         self.reported: dict | None = None   # this node's own report as the collector last broadcast it
         # per load-report period, a row of nodes.csv (`emu.samples`): the report's values, then TAIL's
         self.samples: list[tuple] = []
-        self.sample_keys: tuple | None = None       # the columns, known at the first sample
+        self.sample_keys: tuple | None = None       # its columns, if not REPORT + TAIL: known at the first sample
         # no owner and the policy's report is the base one: a report has REPORT's fields only
         self.plain = owner is None and type(policy).report is Policy.report
         self.area = 0.0                 # integral over time of the jobs present here (resident + pending)
@@ -99,21 +99,26 @@ class Workstation(Participant):
         return self._load(self.cpu.busy_time())
 
     def _load(self, busy_now: float) -> dict:
-        report = dict(zip(REPORT, self._values(busy_now)))
+        return self._extend(dict(zip(REPORT, self._values(busy_now))))      # zip: REPORT's fields only
+
+    def _extend(self, report: dict) -> dict:
+        """The fields an owner and the policy add to a load report."""
         if self.owner is not None:
             report.update(self.owner.report())
         report.update(self.policy.report(self))
         return report
 
     def _values(self, busy_now: float) -> tuple:
-        """The load report's own fields (`emu.samples.REPORT`), in that order."""
-        now, pager = self.q.now, self.pager
-        since, busy, faults, _ = self._last
+        """A row of nodes.csv: the load report's own fields (`emu.samples.REPORT`), then TAIL's."""
+        now, pager, disk = self.q.now, self.pager, self.disk
+        since, busy, faults, disk_busy = self._last
         span = now - since
         return (self.id, now, len(self.jobs), self.cpu.queue_length(), len(self.pending), self.speed,
                 pager.user_memory, pager.demand, pager.idle, (busy_now - busy) / span if span > 0 else 0.0,
                 (self.faults - faults) / span if span > 0 else 0.0,
-                sum(j.cls == "foreign" for j in self.jobs.values()) if self.jobs else 0)
+                sum(j.cls == "foreign" for j in self.jobs.values()) if self.jobs else 0,
+                disk.waiting, pager.guest, sum(pager.remote.values()), (disk.busy - disk_busy) / self.period,
+                self.nic.bytes_sent)
 
     # -- population accounting (Little's law) ----------------------------------------------------------------
     def _count(self) -> None:
@@ -472,16 +477,16 @@ class Workstation(Participant):
         """Sample this node's load (a row of nodes.csv) and report it. The report is a dict only where it is
         sent or has fields beyond `REPORT` (an owner's, the policy's)."""
         busy = self.cpu.busy_time()
-        report = None if self.plain else self._load(busy)
-        values = self._values(busy) if report is None else tuple(report.values())
-        if self.sample_keys is None:
-            self.sample_keys = (REPORT if report is None else tuple(report)) + TAIL
-        pager, disk = self.pager, self.disk
-        self.samples.append((*values, disk.waiting, pager.guest, sum(pager.remote.values()),
-                             (disk.busy - self._last[3]) / self.period, self.nic.bytes_sent))
-        self._last = (self.q.now, busy, self.faults, disk.busy)
-        if self.exchange != "none" and report is None:
-            report = dict(zip(REPORT, values))
+        row = self._values(busy)
+        if self.plain:
+            report = None if self.exchange == "none" else dict(zip(REPORT, row))
+            self.samples.append(row)
+        else:
+            report = self._extend(dict(zip(REPORT, row)))
+            self.samples.append((*report.values(), *row[len(REPORT):]))
+            if self.sample_keys is None:
+                self.sample_keys = tuple(report) + TAIL
+        self._last = (self.q.now, busy, self.faults, self.disk.busy)
         if self.exchange == "collector":
             self.send(self.collector, "load_report", {"report": report})
         elif self.exchange == "gossip":

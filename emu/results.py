@@ -18,6 +18,7 @@ import csv
 import gzip
 import json
 import math
+from collections import Counter
 from operator import itemgetter
 from pathlib import Path
 
@@ -85,7 +86,8 @@ def assemble(finals: list[dict], scenario: dict, end: float, extra: dict, lost: 
 
 def metrics(jobs, samples, stats, end, scenario, events=()) -> dict:
     done = [j for j in jobs if j["state"] == "done"]
-    states = {s: sum(1 for j in jobs if j["state"] == s) for s in STATES}
+    counts = Counter(j["state"] for j in jobs)
+    states = {s: counts[s] for s in STATES}
     makespan = max((j["finish"] for j in done), default=0.0)
     horizon = max(end, makespan) if scenario["stop"]["when"] == "time" else makespan
     series = ClusterSeries(samples)

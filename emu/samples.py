@@ -59,7 +59,7 @@ class Samples:
 
 
 class ClusterSeries:
-    """The samples grouped by load-report period (`groups`: row positions of the k-th sample of each node, in
+    """The samples grouped by load-report period (`periods()`: row positions of the k-th sample of each node, in
     node order; at one time each, or at each node's own phase of the period when reports are staggered), and
     the cluster's figures per period. A total adds the nodes in node order, one after the other, as Python's
     `sum` does. Where every period has a sample of each node (the usual case) a column is one numpy table of
@@ -67,17 +67,23 @@ class ClusterSeries:
 
     def __init__(self, samples: Samples):
         self.samples = samples
-        by_node: dict[int, list[int]] = {}
-        for i, node in enumerate(samples.column("node") if samples.rows else ()):
-            by_node.setdefault(node, []).append(i)
-        own = [by_node[node] for node in sorted(by_node)]
-        self.width = len(own) if len({len(rows) for rows in own}) == 1 else None     # None: some node missing
+        nodes = np.array(samples.column("node") if samples.rows else [], dtype=np.intp)
+        order = np.argsort(nodes, kind="stable")         # each node's rows together, in time order, nodes in order
+        counts = np.bincount(nodes)
+        counts = counts[counts > 0]
+        self.width = len(counts) if len(set(counts.tolist())) == 1 else None    # None: some node has fewer
         if self.width is not None:
-            self.index = np.array(own, dtype=np.intp).T
-            self.groups = self.index.tolist()
+            self.index = order.reshape(self.width, -1).T
+            self.groups = None
         else:
+            own = np.split(order, np.cumsum(counts)[:-1]) if len(order) else []
             periods = max((len(rows) for rows in own), default=0)
-            self.groups = [[rows[k] for rows in own if k < len(rows)] for k in range(periods)]
+            self.index = None
+            self.groups = [[int(rows[k]) for rows in own if k < len(rows)] for k in range(periods)]
+
+    def periods(self) -> list[list[int]]:
+        """Row positions of each period's samples, node by node."""
+        return self.index.tolist() if self.groups is None else self.groups
 
     def total(self, key: str, cap: str | None = None):
         """Per period, the sum over nodes of `key` (each node's value at most its `cap`, if given)."""
@@ -97,9 +103,9 @@ class ClusterSeries:
     def any(self, key: str) -> list[bool]:
         """Per period, whether some node's sample has a true `key`."""
         if key not in self.samples.keys:
-            return [False] * len(self.groups)
+            return [False] * (len(self.index) if self.groups is None else len(self.groups))
         value = self.samples.column(key)
-        return [any(value[i] for i in group) for group in self.groups]
+        return [any(value[i] for i in group) for group in self.periods()]
 
     def skews(self) -> list[float]:
         """Papers 000/002's job balance skew per period: the spread (standard deviation) of active (resident)
@@ -110,7 +116,7 @@ class ClusterSeries:
         jobs = self.samples.column("jobs")
         normal = (self.samples.column("reservation") if "reservation" in self.samples.keys
                   else [None] * len(jobs))
-        rows = [[jobs[i] for i in group if normal[i] in ("normal", None)] or [0] for group in self.groups]
+        rows = [[jobs[i] for i in group if normal[i] in ("normal", None)] or [0] for group in self.periods()]
         if rows and all(len(row) == len(rows[0]) for row in rows):
             return np.std(np.array(rows, dtype=float), axis=1).tolist()
         return [float(np.std(row)) for row in rows]

@@ -78,16 +78,22 @@ def _stream(w: dict, rng, n_nodes: int, file: str, index: int, seed: int) -> lis
         times = (times - times[0]) * (arrival["span"] / (times[-1] - times[0])) if n > 1 else times * 0
     times = times + arrival["start"]
     homes = rng.integers(0, n_nodes, n) if w["home"] == "uniform" else np.arange(n) % n_nodes
-    life = w["lifetime"]
-    pinned = streams.generator(seed, streams.NONMIGRATABLE, index).random(n) < w["nonmigratable"]
+    life, mem, io, par = w["lifetime"], w["memory"], w["io"], w["parallel"]
+    pinned = (streams.generator(seed, streams.NONMIGRATABLE, index).random(n) < w["nonmigratable"]).tolist()
+    works, peaks = _bulk(w, rng, n)
+    times, homes = times.tolist(), homes.tolist()
     jobs = []
     for k in range(n):
         program = ""
-        peak = w["memory"]["demand"]
+        peak = mem["demand"]
         low = None
-        io_rate, io_size, migratable = w["io"]["rate"], w["io"]["size"], True
-        if w["parallel"]["tasks"]:
-            work = w["parallel"]["granularity"] * w["parallel"]["iterations"]
+        io_rate, io_size, migratable = io["rate"], io["size"], True
+        if works is not None:
+            work = works[k]
+            if peaks is not None:
+                peak = peaks[k]
+        elif par["tasks"]:
+            work = par["granularity"] * par["iterations"]
         elif life["distribution"] == "programs":
             weights = np.array([p["weight"] for p in w["programs"]])
             p = w["programs"][rng.choice(len(weights), p=weights / weights.sum())]
@@ -99,19 +105,37 @@ def _stream(w: dict, rng, n_nodes: int, file: str, index: int, seed: int) -> lis
             work = life["mean"]
         else:
             work = bounded_pareto(rng, life["alpha"], life["min"], life["max"])
-        if life["distribution"] != "programs":
-            if w["memory"]["max"] is not None:
-                peak = rng.uniform(peak, w["memory"]["max"])
-            if w["memory"]["phases"] > 1:
+        if life["distribution"] != "programs" and works is None:
+            if mem["max"] is not None:
+                peak = rng.uniform(peak, mem["max"])
+            if mem["phases"] > 1:
                 low = 0.0
-        memory = memory_profile(rng, peak, low, w["memory"]["ramp"], w["memory"]["ramp_steps"],
-                                w["memory"]["phases"])
-        job = Job(id=k, home=int(homes[k]), arrival=float(times[k]), work=float(max(work, 1e-9)),
+        memory = memory_profile(rng, peak, low, mem["ramp"], mem["ramp_steps"], mem["phases"])
+        job = Job(id=k, home=homes[k], arrival=times[k], work=float(max(work, 1e-9)),
                   memory=memory, io_rate=io_rate, io_size=io_size,
-                  io_read=w["io"]["read_fraction"], program=program, cls=w["class"],
+                  io_read=io["read_fraction"], program=program, cls=w["class"],
                   migratable=migratable and not pinned[k], closed=w["closed"])
-        jobs += tasks(job, w["parallel"], index * 1_000_000 + k) if w["parallel"]["tasks"] else [job]
+        jobs += tasks(job, par, index * 1_000_000 + k) if par["tasks"] else [job]
     return jobs
+
+
+def _bulk(w: dict, rng, n: int) -> tuple[list | None, list | None]:
+    """The jobs' works and peak memory demands drawn all at once, where that draws the very numbers drawn one
+    job at a time (None where it does not): a lone exponential per job, or a bounded Pareto work and a uniform
+    peak, both from the generator's doubles (its uniform is low + (high - low) x double)."""
+    life, mem = w["lifetime"], w["memory"]
+    if w["parallel"]["tasks"] or mem["phases"] > 1:
+        return None, None
+    if life["distribution"] == "exponential" and mem["max"] is None:
+        return rng.exponential(life["mean"], n).tolist(), None
+    if life["distribution"] != "pareto":
+        return None, None
+    alpha, low, high = life["alpha"], life["min"], life["max"]
+    if mem["max"] is None:
+        return [_pareto(u, alpha, low, high) for u in rng.random(n).tolist()], None
+    demand, top = mem["demand"], mem["max"]
+    pairs = rng.random((n, 2)).tolist()
+    return [_pareto(u, alpha, low, high) for u, _ in pairs], [demand + (top - demand) * v for _, v in pairs]
 
 
 def tasks(job: Job, par: dict, group: int) -> list[Job]:
@@ -136,13 +160,18 @@ def tasks(job: Job, par: dict, group: int) -> list[Job]:
 
 def bounded_pareto(rng, alpha: float, low: float, high: float) -> float:
     """Inverse-CDF draw from the Pareto distribution with shape alpha truncated to [low, high]."""
-    u = rng.random()
+    return _pareto(rng.random(), alpha, low, high)
+
+
+def _pareto(u: float, alpha: float, low: float, high: float) -> float:
     la, ha = low ** alpha, high ** alpha
     return (-(u * ha - u * la - ha) / (ha * la)) ** (-1.0 / alpha)
 
 
 def memory_profile(rng, peak: float, low, ramp: float, steps: int, phases: int) -> list:
     """A step profile [(fraction of work, bytes)]: ramp up to `peak`, then hold (or vary in phases)."""
+    if ramp <= 0 and low is None:
+        return [[0.0, float(peak)]]
     points = []
     if ramp > 0:
         points += [[ramp * i / steps, peak * (i + 1) / steps] for i in range(steps)]

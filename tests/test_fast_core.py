@@ -93,8 +93,9 @@ def test_cluster_figures_group_each_period_when_reports_are_staggered():
     from emu.samples import ClusterSeries
     staggered = run("quickstart.toml", "workload.jobs=60", "load_index.stagger=true")
     series = ClusterSeries(staggered["samples"])
-    assert {len(group) for group in series.groups[:-1]} == {8}
+    periods = series.periods()
+    assert {len(group) for group in periods[:-1]} == {8}
     times = staggered["samples"].column("time")
-    assert len({times[i] for i in series.groups[3]}) == 8           # eight phases, one period
+    assert len({times[i] for i in periods[3]}) == 8           # eight phases, one period
     assert staggered["summary"]["metrics"]["mean_balance_skew"] > 0
     assert_balanced(staggered)
