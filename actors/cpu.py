@@ -84,6 +84,11 @@ class FluidCPU:
             self.active, self.share = [], 0.0
             return
         ready = self.ready
+        if len(ready) == 1:                             # alone: the whole capacity, no switching
+            job = ready[0]
+            job.state = "running"
+            self.active, self.share = [job], self.capacity
+            return
         top = min(j.priority for j in ready)
         if top == max(j.priority for j in ready):       # one class (the common case): all of them share
             self.active = ready[:]
@@ -121,7 +126,9 @@ class FluidCPU:
         if not self.ready or rate <= 0:             # an owner may take the whole CPU for a while
             self.timer.cancel()
             return
-        self.timer.arm(self.q.now + min(j.stop_at - j.done for j in self.active) / rate)
+        active = self.active
+        left = active[0].stop_at - active[0].done if len(active) == 1 else min(j.stop_at - j.done for j in active)
+        self.timer.arm(self.q.now + left / rate)
 
     def _stop_due(self) -> None:
         self.settle()

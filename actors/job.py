@@ -93,6 +93,8 @@ class Job:
 
     def demand(self) -> float:
         """Memory demand (bytes) at the current progress. Points are compared in ops, exactly as stops are."""
+        if len(self.memory) == 1:       # a flat profile (most jobs)
+            return self.memory[0][1]
         current = self.memory[0][1]
         for frac, size in self.memory:
             if frac * self.work <= self.done:
@@ -113,7 +115,7 @@ class Job:
         return (self.iteration + 1) * self.phase if self.phase > 0 else float("inf")
 
     def peak_demand(self) -> float:
-        return max(size for _, size in self.memory)
+        return self.memory[0][1] if len(self.memory) == 1 else max(size for _, size in self.memory)
 
     def to_state(self) -> dict:
         return {name: getattr(self, name) for name in _STATE_FIELDS}
@@ -154,7 +156,8 @@ class Job:
             "sync": self.sync, "lingering": self.lingering, "suspended": self.suspended,
             "remote_paging": self.remote_paging,
             "faults": self.faults, "io_requests": self.io_requests, "migrations": self.migrations,
-            "remote_execs": self.remote_execs, "nodes": " ".join(map(str, self.nodes)),
+            "remote_execs": self.remote_execs,
+            "nodes": str(self.nodes[0]) if len(self.nodes) == 1 else " ".join(map(str, self.nodes)),
             "peak_memory": self.peak_demand(), "group": self.group,
         }
 

@@ -62,6 +62,7 @@ class Workstation(Participant):
         self.gossip_fanout = spec["gossip_fanout"]
         self.exchange = spec["exchange"]       # "collector", "gossip" or "none" (a policy that reads no index)
         self.jobs: dict[int, Job] = {}
+        self.foreign = 0                    # how many of them are foreign jobs (the load report's field)
         self.pending: list[Job] = []
         self.index: dict[int, dict] = {}
         self.view_version = 0               # counts changes to `index`, so that policies may cache what they read
@@ -116,8 +117,9 @@ class Workstation(Participant):
         return (self.id, now, len(self.jobs), self.cpu.queue_length(), len(self.pending), self.speed,
                 pager.user_memory, pager.demand, pager.idle, (busy_now - busy) / span if span > 0 else 0.0,
                 (self.faults - faults) / span if span > 0 else 0.0,
-                sum(j.cls == "foreign" for j in self.jobs.values()) if self.jobs else 0,
-                disk.waiting, pager.guest, sum(pager.remote.values()), (disk.busy - disk_busy) / self.period,
+                self.foreign,
+                disk.waiting, pager.guest, sum(pager.remote.values()) if pager.remote else 0,
+                (disk.busy - disk_busy) / self.period,
                 self.nic.bytes_sent)
 
     # -- population accounting (Little's law) ----------------------------------------------------------------
@@ -168,7 +170,7 @@ class Workstation(Participant):
             self._ship(job, dest, "remote_exec")
 
     def _admit(self, job: Job) -> None:
-        self._count()
+        """Make `job` resident here (every caller has just brought the population count up to now)."""
         job.node = self.id
         if job.start < 0:
             job.start = self.q.now
@@ -181,6 +183,7 @@ class Workstation(Participant):
         job.mark = self.q.now
         self.cpu.replan()       # settle progress before demand changes
         self.jobs[job.id] = job
+        self.foreign += job.cls == "foreign"
         job.fault_at = INF
         self._memory_changed()
         self._set_stop(job)
@@ -281,6 +284,7 @@ class Workstation(Participant):
         elif job.state != "blocked":
             self.cpu.remove(job)
         del self.jobs[job.id]
+        self.foreign -= job.cls == "foreign"
         self._memory_changed()
         job.migrations += 1
         at = self._ship(job, dest, "migrate")
@@ -383,6 +387,7 @@ class Workstation(Participant):
         self._owner_time(job)
         job.state, job.finish = "done", self.q.now
         del self.jobs[job.id]
+        self.foreign -= job.cls == "foreign"
         self.finished.append(job)
         self._memory_changed()
         self.policy.finished(job, self)
