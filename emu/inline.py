@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import heapq
 
-from emu.envelope import by_destination, decode_batch, destinations
-from emu.kernel import FN, Heap
+from emu.envelope import ALL, by_destination, decode_batch, destinations
+from emu.kernel import FN, MESSAGE, Heap
 
 
 def run_inline(parts: dict, heap: Heap, total: int, stop: dict, progress=None) -> float:
@@ -38,9 +38,19 @@ def run_inline(parts: dict, heap: Heap, total: int, stop: dict, progress=None) -
             heapq.heappush(entries, entry)
             now = stop_time
             break
-        q = entry[6]
+        q, arg = entry[6], entry[5]
+        if q is None:               # a broadcast to every workstation (`route`): each receiver in turn
+            receivers, arg = arg
+            for p in receivers[:-1]:
+                p.q.now = now
+                p._receive(arg)
+                if p.outbox:
+                    route(p, parts)
+                done += len(p.finished) - counted[p]      # none: a load index finishes no job
+                counted[p] = len(p.finished)
+            q = receivers[-1].q                          # and `fn` is its _receive
         q.now = now
-        fn(entry[5])
+        fn(arg)
         p = q.owner
         if p.outbox:
             route(p, parts)
@@ -61,11 +71,22 @@ def run_inline(parts: dict, heap: Heap, total: int, stop: dict, progress=None) -
 
 
 def route(p, parts: dict) -> None:
-    """Hand what `p` sent to its destinations, batched per destination in the order the codec's batches have."""
+    """Hand what `p` sent to its destinations, batched per destination in the order the codec's batches have.
+    A lone broadcast (a load index) is one entry of the heap for all its receivers, not one each: their
+    entries would share its time and key (the envelope's) and so follow each other, as nothing a receiver does
+    can come between them (a message is at least a link latency away, and local events come after messages
+    of the same time); `run_inline` takes them in turn, in workstation order, as it would have."""
     out, p.outbox = p.outbox, []
-    if len(out) == 1 and out[0].dest >= 0:
-        parts[out[0].dest].deliver(out, trusted=True)
-        return
+    if len(out) == 1:
+        env = out[0]
+        if env.dest != ALL:
+            parts[env.dest].deliver(out, trusted=True)
+            return
+        if "job" not in env.payload:
+            receivers, q = [parts[d] for d in range(p.workstations)], p.q
+            heapq.heappush(q.entries, [env.deliver_at, MESSAGE, (env.sender, env.seq), next(q.counter),
+                                       receivers[-1]._receive, (receivers, (env, None)), None])
+            return
     for dest, members in destinations(out, p.workstations).items():
         parts[dest].deliver([out[i] for i in members], trusted=True)
 
