@@ -294,11 +294,16 @@ class Workstation(Participant):
     def _memory_changed(self) -> None:
         """Resident demand changed: every job's next fault is redrawn (faults are memoryless in CPU time).
         While nothing overflows, before and after, there is nothing to redraw."""
-        swapped = self.policy.releases_memory
-        self.pager.demand = sum(j.demand() for j in self.jobs.values() if not (swapped and j.state == "suspended"))
-        if self.pager.lent or self.pager.remote:
+        pager, jobs = self.pager, self.jobs.values()
+        if self.policy.releases_memory:
+            pager.demand = sum(j.demand() for j in jobs if j.state != "suspended")
+        else:
+            pager.demand = sum(j.demand() for j in jobs)
+        if pager.lent or pager.remote:
             self.ram.settle()
-        rate = self.pager.fault_rate_now() / self.speed        # per op
+        if pager.demand <= pager.user_memory and self._fault_rate == 0:     # no fault now, none before
+            return
+        rate = pager.fault_rate_now() / self.speed        # per op
         if rate == 0 and self._fault_rate == 0:
             return
         self._fault_rate = rate

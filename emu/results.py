@@ -97,33 +97,30 @@ def metrics(jobs, samples, stats, end, scenario, events=()) -> dict:
     blocked = series.any("blocked")
     blocked_idle = [total for total, b in zip(idle, blocked) if b]
     busy = sum(s["busy"] - s["switching"] for s in stats)
+    col = {k: [j[k] for j in done] for k in ("response", "slowdown", "queue", "cpu", "page", "io", "net",
+                                              "remote_paging", "lingering", "suspended")}
+    total = sum(col["response"])
     return {
         "jobs_submitted": len(jobs), "jobs_done": len(done), "states": states,
         "jobs_not_arrived": sum(len(s["not_arrived"]) for s in stats),   # arrival after the run stopped
         "jobs_replaced": sum(s["replaced"] for s in stats),       # copies in a constant population
         "makespan": makespan,
-        "mean_response": _mean([j["response"] for j in done]),
-        "mean_slowdown": _mean([j["slowdown"] for j in done]),
-        "max_slowdown": max((j["slowdown"] for j in done), default=float("nan")),
-        "total_execution_time": float(sum(j["response"] for j in done)),
-        "mean_queue_time": _mean([j["queue"] for j in done]),
+        "mean_response": _mean(col["response"]),
+        "mean_slowdown": _mean(col["slowdown"]),
+        "max_slowdown": max(col["slowdown"], default=float("nan")),
+        "total_execution_time": float(total),
+        "mean_queue_time": _mean(col["queue"]),
         # execution time: first start to finish (paper 004's "variation" is its coefficient of variation)
         "mean_execution_time": _mean(execution := [j["finish"] - j["start"] for j in done]),
         "execution_time_cv": float(np.std(execution) / np.mean(execution)) if len(execution) > 1 else float("nan"),
         # paper 004's time per state (Fig. 10): waiting to start, lingering, suspended, on the network
         "mean_wait_to_start": _mean([j["start"] - j["arrival"] for j in done]),
-        "mean_lingering_time": _mean([j["lingering"] for j in done]),
-        "mean_suspended_time": _mean([j["suspended"] for j in done]),
-        "mean_net_time": _mean([j["net"] for j in done]),
-        "total_queue_time": float(sum(j["queue"] for j in done)),
-        "total_cpu_time": float(sum(j["cpu"] for j in done)),
-        "total_page_time": float(sum(j["page"] for j in done)),
-        "total_io_time": float(sum(j["io"] for j in done)),
-        "total_net_time": float(sum(j["net"] for j in done)),
+        "mean_lingering_time": _mean(col["lingering"]),
+        "mean_suspended_time": _mean(col["suspended"]),
+        "mean_net_time": _mean(col["net"]),
+        **{f"total_{k}_time": float(sum(col[k])) for k in ("queue", "cpu", "page", "io", "net", "remote_paging")},
         # paper 002's networking time: on the wire between nodes plus remote paging, over the execution time
-        "total_remote_paging_time": float(sum(j["remote_paging"] for j in done)),
-        "network_share": float(sum(j["net"] + j["remote_paging"] for j in done) / total)
-        if (total := sum(j["response"] for j in done)) > 0 else 0.0,
+        "network_share": float(sum([j["net"] + j["remote_paging"] for j in done]) / total) if total > 0 else 0.0,
         "throughput": len(done) / makespan if makespan > 0 else 0.0,
         "cpu_utilization": busy / (len(stats) * horizon) if horizon > 0 else 0.0,
         "memory_utilization": float(np.mean(np.divide(demand, memory))) if len(memory) else 0.0,

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import csv
 import math
+from operator import attrgetter
 
 import numpy as np
 
@@ -45,7 +46,7 @@ def generate(scenario: dict, n_nodes: int) -> list[Job]:
     for i, stream in enumerate(scenario["workload"]):
         rng = streams.generator(scenario["seed"], streams.WORKLOAD, i)
         jobs += _stream(stream, rng, n_nodes, scenario["file"], i, scenario["seed"])
-    jobs.sort(key=lambda j: (j.arrival, j.home))
+    jobs.sort(key=attrgetter("arrival", "home"))
     groups: dict[int, int] = {}
     for new_id, job in enumerate(jobs):
         job.id = new_id
@@ -115,7 +116,10 @@ def _stream(w: dict, rng, n_nodes: int, file: str, index: int, seed: int) -> lis
                   memory=memory, io_rate=io_rate, io_size=io_size,
                   io_read=io["read_fraction"], program=program, cls=w["class"],
                   migratable=migratable and not pinned[k], closed=w["closed"])
-        jobs += tasks(job, par, index * 1_000_000 + k) if par["tasks"] else [job]
+        if par["tasks"]:
+            jobs += tasks(job, par, index * 1_000_000 + k)
+        else:
+            jobs.append(job)
     return jobs
 
 
