@@ -43,7 +43,8 @@ class Samples:
             else:
                 where = [own.index(k) if k in own else None for k in keys]
                 rows += [tuple(None if i is None else row[i] for i in where) for row in some]
-        rows.sort(key=itemgetter(1, 0))
+        if len(tables) > 1:             # one node's rows are in time order already
+            rows.sort(key=itemgetter(1, 0))
         return cls(keys, rows)
 
     def __len__(self) -> int:
