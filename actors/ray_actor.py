@@ -82,6 +82,7 @@ class Host:
         self.wake = None
         self.running = False
         self.lateness = array("d")          # wall seconds, one per local event processed (paced)
+        self.transit = array("d")           # wall seconds, one per call received from another host (paced)
         self.reported = 0                   # how many of them the last post summarized
 
     def where(self) -> str:
@@ -102,7 +103,8 @@ class Host:
 
     def final(self) -> dict:
         self._deliver()                 # messages that landed after the stop are still on the wire
-        return {"finals": [p.final() for p in self.parts.values()], "lateness": self.lateness.tobytes()}
+        return {"finals": [p.final() for p in self.parts.values()], "lateness": self.lateness.tobytes(),
+                "transit": self.transit.tobytes()}
 
     # -- paced -----------------------------------------------------------------------------------------------
     def connect(self, hosts: dict, host_of: dict, me: int) -> None:
@@ -118,7 +120,11 @@ class Host:
         return len(self.hosts)
 
     @ray.method(enable_task_events=False)       # no task event per message: its bookkeeping doubled the tail latency
-    async def receive(self, batches: list) -> None:
+    async def receive(self, batches: list, sent: float) -> None:
+        """Batches from another host, sent at wall time `sent` (its transit: the fidelity figure that says how
+        long a job message's window must be; one machine's clock, or clocks as closely synchronised as the
+        cluster's)."""
+        self.transit.append(time.time() - sent)
         for batch, dests in batches:
             self.inbox.append((decode_batch(batch), dests))      # checked whole here, applied by the loop
         if self.wake is not None:
@@ -154,7 +160,7 @@ class Host:
 
     async def _flush(self) -> None:
         for host, batches in self.outgoing.items():
-            self.sends.append(self.hosts[host].receive.remote(list(batches.values())))
+            self.sends.append(self.hosts[host].receive.remote(list(batches.values()), time.time()))
         self.outgoing.clear()
         if len(self.sends) > MAX_IN_FLIGHT:
             _, self.sends = ray.wait(self.sends, num_returns=len(self.sends), timeout=0)

@@ -57,6 +57,7 @@ def paced_trial(nodes: int, speed: float, trial_wall: float, actors: int | None 
         virtual=p["virtual_time"], events=p["events"], p50=p["event_lateness_ms_p50"],
         p99=p["event_lateness_ms_p99"], max=p["event_lateness_ms_max"], over=p["events_over_bar"],
         stragglers=f["stragglers"], late_load=f["late_messages"] - f["stragglers"], submitted=m["jobs_submitted"],
+        transit=p["transit_ms_p99"], window=p["job_window_ms"],
         done=m["jobs_done"], load=_load1(), error=None)
     row["ok"] = row["p99"] < FAITHFUL_LATENESS_MS and row["stragglers"] == 0
     return row
@@ -107,9 +108,9 @@ def _line(row: dict) -> str:
 
 
 HEADER = ["| N | actors | speed | virtual s | jobs done / arrived | events | lateness p50 (ms) | p99 (ms) | max (ms) | "
-          f"events over {FAITHFUL_LATENESS_MS:g} ms | stragglers | late load messages | actor startup (s) | "
-          "load (1 min) | trial wall (s) | faithful |",
-          "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|"]
+          f"events over {FAITHFUL_LATENESS_MS:g} ms | stragglers | late load messages | Ray call p99 (ms) | "
+          "job window (ms) | actor startup (s) | load (1 min) | trial wall (s) | faithful |",
+          "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|"]
 
 
 def _verdict(t: dict) -> str:
@@ -122,11 +123,12 @@ def _verdict(t: dict) -> str:
 
 def _row(t: dict, actors: str) -> str:
     if t["error"]:
-        return f"| {t['nodes']} | {actors} | {t['speed']:g} |" + " |" * 11 + f" {t['wall']:.1f} | {_verdict(t)} |"
+        return f"| {t['nodes']} | {actors} | {t['speed']:g} |" + " |" * 13 + f" {t['wall']:.1f} | {_verdict(t)} |"
     load = "" if t["load"] is None else f"{t['load']:.2f}"
     return (f"| {t['nodes']} | {actors} | {t['speed']:g} | {t['virtual']:.0f} | {t['done']:,} / {t['submitted']:,} | "
             f"{t['events']:,} | {t['p50']:.2f} | {t['p99']:.2f} | {t['max']:.1f} | {t['over']:,} | {t['stragglers']} | "
-            f"{t['late_load']:,} | {t['startup']:.1f} | {load} | {t['wall']:.1f} | {_verdict(t)} |")
+            f"{t['late_load']:,} | {t['transit']:.2f} | {t['window']:.1f} | {t['startup']:.1f} | {load} | "
+            f"{t['wall']:.1f} | {_verdict(t)} |")
 
 
 def render(p: dict, paced: dict) -> list[str]:
@@ -142,8 +144,11 @@ def render(p: dict, paced: dict) -> list[str]:
          f"every speed of {', '.join(f'{s:g}' for s in p['speeds'])}. Faithful means: the p99 of every local "
          f"event's lateness (the wall time it was processed minus the wall time it was due, whatever delayed it) "
          f"under {FAITHFUL_LATENESS_MS:g} ms, AND no straggler (a job-carrying message that arrived after its "
-         f"deliver_at). Ray was started once (embedded, {paced['resources'].get('CPU', 0):g} CPUs) and served every "
-         "trial.", "",
+         f"deliver_at). *Ray call p99*: the 99th percentile of the wall time a Ray call between two hosts took, from "
+         "one's send to the other's receive; *job window*: the shortest wall time a job message has to arrive in at "
+         "that speed (remote execution's r plus a link latency, over the speed): where calls take longer, job "
+         f"messages can straggle whatever the model does. Ray was started once (embedded, "
+         f"{paced['resources'].get('CPU', 0):g} CPUs) and served every trial.", "",
          *HEADER]
     L += [_row(t, "1 each" if t["actors"] is None else str(t["actors"])) for t in paced["trials"]]
     L += ["", "At the lowest speeds a trial has few events (the *events* column), so its p99 is one of its few "

@@ -186,12 +186,20 @@ def _run_paced(ray, hosts: list, scenario: dict, total: int, speed: float, progr
     except ray.exceptions.RayActorError as exc:
         outs, end = _salvage(ray, hosts, info, exc)
     wall = time.time() - epoch
-    late = np.concatenate([np.frombuffer(o["lateness"]) for o in outs]) * 1e3 if outs else np.zeros(0)
+    late, transit = (np.concatenate([np.frombuffer(o[key]) for o in outs]) * 1e3 if outs else np.zeros(0)
+                     for key in ("lateness", "transit"))
     pct = (lambda q: float(np.percentile(late, q))) if len(late) else (lambda q: 0.0)
     info["paced"] = {"speed": speed, "events": len(late), "event_lateness_ms_p50": pct(50),
                      "event_lateness_ms_p99": pct(99), "event_lateness_ms_max": float(late.max()) if len(late) else 0.0,
                      "events_over_bar": int((late > FAITHFUL_LATENESS_MS).sum()),
-                     "virtual_behind_p99": pct(99) / 1e3 * speed, "virtual_time": end, "paced_wall": wall}
+                     "virtual_behind_p99": pct(99) / 1e3 * speed, "virtual_time": end, "paced_wall": wall,
+                     # Ray calls between hosts: how long a message took from one host's send to the other's receive
+                     "calls": len(transit),
+                     **{f"transit_ms_{name}": float(np.percentile(transit, q)) if len(transit) else 0.0
+                        for name, q in (("p50", 50), ("p99", 99), ("max", 100))},
+                     # the shortest wall time a job message has to arrive in: remote execution's r plus a latency
+                     "job_window_ms": (scenario["network"]["remote_exec_cost"] + scenario["network"]["latency"])
+                     / speed * 1e3}
     return _finals(outs), end
 
 
@@ -203,8 +211,9 @@ def paced_warnings(summary: dict) -> list[str]:
     out = []
     if fid["stragglers"]:
         out.append(f"{fid['stragglers']} job-carrying messages arrived after their destination had moved past "
-                   f"their deliver_at (stragglers): "
-                   f"speed {paced['speed']:g} is too high for this scenario to be faithful; lower --speed")
+                   f"their deliver_at (stragglers): a job message may have as little as {paced['job_window_ms']:.1f} "
+                   f"ms of wall time at this speed, and Ray calls between hosts took {paced['transit_ms_p99']:.1f} ms "
+                   f"(p99); speed {paced['speed']:g} is too high for this scenario to be faithful; lower --speed")
     if paced["event_lateness_ms_p99"] > FAITHFUL_LATENESS_MS:
         out.append(f"p99 event lateness {paced['event_lateness_ms_p99']:.1f} ms of wall time (over "
                    f"{FAITHFUL_LATENESS_MS:g} ms): the actors cannot keep up with speed {paced['speed']:g}")

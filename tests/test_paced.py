@@ -38,6 +38,8 @@ def test_paced_run_agrees_with_inline_spread(ray_local):
     for key in ("stragglers", "late_messages", "lateness_p99"):
         assert key in fidelity
     assert pace["event_lateness_ms_p99"] >= pace["event_lateness_ms_p50"] >= 0 and pace["events"] > 0
+    assert pace["calls"] > 0 and pace["transit_ms_max"] >= pace["transit_ms_p99"] >= pace["transit_ms_p50"] > 0
+    assert pace["job_window_ms"] == pytest.approx((0.1 + 0.0001) / 10.0 * 1e3)     # (r + latency) / speed
     assert len(summary["hosts"]) == 9 and summary["actors"] == 9     # 8 workstations + the collector, an actor each
     assert_agrees_with_inline(paced, "quickstart.toml", "workload.jobs=120")
 
@@ -48,6 +50,8 @@ def test_paced_warns_when_too_fast(ray_local):
     job messages arrive after their deliver_at; the run completes and says so."""
     fast = run("quickstart.toml", "workload.jobs=60", runtime="paced", speed=200.0)
     assert fast["summary"]["fidelity"]["stragglers"] > 0
+    pace = fast["summary"]["paced"]
+    assert pace["transit_ms_p99"] > pace["job_window_ms"]          # the reason, as the run measured it
     assert any("too high" in w or "cannot keep up" in w for w in fast["summary"]["warnings"])
     assert_balanced(fast)
 
