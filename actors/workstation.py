@@ -27,7 +27,7 @@ from actors.memory import Pager
 from actors.network_ram import NETWORK_RAM, NetworkRAM
 from actors.owner import BurstTable, Owner
 from actors.participant import Participant
-from emu.samples import REPORT, TAIL
+from emu.engine.samples import REPORT, TAIL
 from policies.base import Policy
 
 INF = float("inf")
@@ -67,7 +67,7 @@ class Workstation(Participant):
         self.index: dict[int, dict] = {}
         self.view_version = 0               # counts changes to `index`, so that policies may cache what they read
         self.reported: dict | None = None   # this node's own report as the collector last broadcast it
-        # per load-report period, a row of nodes.csv (`emu.samples`): the report's values, then TAIL's
+        # per load-report period, a row of nodes.csv (`emu.engine.samples`): the report's values, then TAIL's
         self.samples: list[tuple] = []
         self.sample_keys: tuple | None = None       # its columns, if not REPORT + TAIL: known at the first sample
         # no owner and the policy's report is the base one: a report has REPORT's fields only
@@ -110,7 +110,7 @@ class Workstation(Participant):
         return report
 
     def _values(self, busy_now: float) -> tuple:
-        """A row of nodes.csv: the load report's own fields (`emu.samples.REPORT`), then TAIL's."""
+        """A row of nodes.csv: the load report's own fields (`emu.engine.samples.REPORT`), then TAIL's."""
         now, pager, disk = self.q.now, self.pager, self.disk
         since, busy, faults, disk_busy = self._last
         span = now - since

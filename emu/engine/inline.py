@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import heapq
 
-from emu.envelope import ALL, by_destination, decode_batch, destinations
-from emu.kernel import FN, MESSAGE, Heap
+from emu.engine.envelope import ALL, by_destination, decode_batch, destinations
+from emu.engine.kernel import FN, MESSAGE, Heap
 
 
 def run_inline(parts: dict, heap: Heap, total: int, stop: dict, progress=None) -> float:

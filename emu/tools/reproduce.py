@@ -4,13 +4,13 @@ beside the paper's, with whether each of the paper's claims holds.
     nowemu reproduce p004 [--seeds N] [--quick] [--runtime inline|stepped|paced] [--address A] [--out DIR]
                           [--report FILE]
 
-A paper is a module `emu.reproductions.<paper>` (a file, or a package when it is large: p004) with
+A paper is a module `emu.tools.reproductions.<paper>` (a file, or a package when it is large: p004) with
     TITLE                        the paper, as cited
     experiments(quick, seeds)    its `Experiment`s: a shipped scenario, `--set` overrides (axes allowed, as
                                  in `nowemu sweep`) and seeds; `quick` is the scaled-down variant CI runs
     analyse(records, plots)      from the runs' records (by experiment), the `Claim`s and the report's
                                  sections (markdown lines); draws its PNG plots into `plots` when given
-Every run is a Ray task (`emu.sweep.execute`) writing its own results folder under OUT, so any number in the
+Every run is a Ray task (`emu.tools.sweep.execute`) writing its own results folder under OUT, so any number in the
 report can be traced to a run. The report (default docs/reproductions/<paper>.md, or <paper>-quick.md) is
 written whole by this command and never edited by hand; plots go beside it (matplotlib, optional).
 """
@@ -27,11 +27,11 @@ from pathlib import Path
 
 import numpy as np
 
-from emu import sweep
-from emu.scenario import SCENARIOS, ScenarioError
-from emu.workload import offered_load
+from emu.inputs.scenario import SCENARIOS, ScenarioError
+from emu.inputs.workload import offered_load
+from emu.tools import sweep
 
-DOCS = Path(__file__).resolve().parent.parent / "docs" / "reproductions"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "reproductions"
 
 
 @dataclass
@@ -90,7 +90,7 @@ def ratio(a: list[dict], b: list[dict], name: str) -> tuple[float, float]:
 
 
 def offered(records: list[dict]) -> tuple[float, float]:
-    """Mean and 95 % interval over seeds of the runs' offered load (`emu.workload.offered_load`)."""
+    """Mean and 95 % interval over seeds of the runs' offered load (`emu.inputs.workload.offered_load`)."""
     return mean_ci([offered_load(r["config"]) for r in {r["seed"]: r for r in records}.values()])
 
 
@@ -112,7 +112,7 @@ def main(args) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
     try:
-        paper = importlib.import_module(f"emu.reproductions.{args.paper}")
+        paper = importlib.import_module(f"emu.tools.reproductions.{args.paper}")
     except ModuleNotFoundError:
         known = sorted(m.name for m in pkgutil.iter_modules([str(Path(__file__).parent / "reproductions")]))
         raise ScenarioError(f"reproduce: unknown paper {args.paper!r}; known: {', '.join(known)}") from None

@@ -48,9 +48,9 @@ from rich.console import Console
 from rich.live import Live
 from rich.text import Text
 
-from emu.ray_runtime import FAITHFUL_LATENESS_MS
-from emu.results import JOB_KINDS
-from emu.scenario import QUICKSTART
+from emu.engine.ray_runtime import FAITHFUL_LATENESS_MS
+from emu.engine.results import JOB_KINDS
+from emu.inputs.scenario import QUICKSTART
 
 MB, GB = 2**20, 2**30
 FPS = 4.0
@@ -256,8 +256,8 @@ def bench_view(log=print, jobs: int = 2000, repeats: int = 5, overrides: tuple =
     drawing into an in-memory terminal and without it, alternately, best of `repeats` each. The issue asks
     for a ratio of at most 1.05. 2000 jobs take about a second, so that frames are drawn during the run and
     not only the last one (a few hundred finish before the first frame is due)."""
-    from emu import scenario
-    from emu.run import run
+    from emu.engine.run import run
+    from emu.inputs import scenario
     s = scenario.load(QUICKSTART, ['runtime="inline"', f"workload.jobs={jobs}", *overrides])
     total = sum(w["jobs"] for w in s["workload"])
     best = {"without": float("inf"), "with": float("inf")}

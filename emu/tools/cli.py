@@ -23,8 +23,8 @@ import sys
 import time
 from pathlib import Path
 
-from emu.envelope import MessageError
-from emu.scenario import ScenarioError
+from emu.engine.envelope import MessageError
+from emu.inputs.scenario import ScenarioError
 
 EXAMPLES = {
     "run": "example: nowemu run scenarios/quickstart.toml --runtime paced --speed 10 --set policy.threshold=3",
@@ -116,7 +116,7 @@ def main(argv=None) -> int:
 
 
 def _load(args):
-    from emu import scenario
+    from emu.inputs import scenario
     overrides = list(args.set)
     if getattr(args, "seed", None) is not None:
         overrides.append(f"seed={args.seed}")
@@ -124,7 +124,7 @@ def _load(args):
 
 
 def cmd_validate(args) -> int:
-    from emu.cluster import blueprints
+    from emu.engine.cluster import blueprints
     s = _load(args)
     bps = blueprints(s)      # also reads traces and draws the workload
     jobs = sum(len(bp.get("arrivals", ())) for bp in bps)
@@ -134,7 +134,7 @@ def cmd_validate(args) -> int:
 
 
 def cmd_list(args) -> int:
-    from emu import scenario
+    from emu.inputs import scenario
     folder = Path(args.folder)
     if not folder.is_dir():
         raise ScenarioError(f"{folder}: not a folder")
@@ -152,8 +152,8 @@ def cmd_list(args) -> int:
 def cmd_run(args) -> int:
     from rich.console import Console
 
-    from emu import results
-    from emu.run import run
+    from emu.engine import results
+    from emu.engine.run import run
     s = _load(args)
     runtime = args.runtime or s["runtime"]
     speed = args.speed or s["speed"]
@@ -166,7 +166,7 @@ def cmd_run(args) -> int:
                   f"{f', speed {speed:g}' if runtime == 'paced' else ''}, seed {s['seed']})")
     from contextlib import nullcontext
 
-    from emu.view import LiveView
+    from emu.tools.view import LiveView
     shown = view or console.is_terminal     # --no-view in a terminal still shows the clock and the jobs bar
     with (LiveView(console, total, runtime, speed, s["name"], s["stop"]["time"], nodes=view) if shown
           else nullcontext()) as live:
@@ -212,20 +212,20 @@ def cmd_bench(args) -> int:
         import simpy  # noqa: F401  (the other side of the bench's M/M/1 comparison; an optional extra)
     except ImportError:
         raise ScenarioError('bench: needs SimPy, the M/M/1 comparison\'s other side: pip install -e ".[bench]"') from None
-    from emu import bench
+    from emu.tools import bench
     return bench.main(quick=args.quick, out=Path(args.out))
 
 
 def cmd_sweep(args) -> int:
-    from emu import sweep
+    from emu.tools import sweep
     return sweep.main(args)
 
 
 def cmd_report(args) -> int:
-    from emu import report
+    from emu.tools import report
     return report.main(args)
 
 
 def cmd_reproduce(args) -> int:
-    from emu import reproduce
+    from emu.tools import reproduce
     return reproduce.main(args)

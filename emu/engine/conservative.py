@@ -6,14 +6,14 @@ reaching it in that window. The driver repeats: find T, advance every participan
 before T + lookahead, and route what they sent, batched per destination, to be delivered with their next
 advance. The hosts are Ray actors (stepped) or, for tests of the driver itself, objects in this process.
 Each participant processes its events in the same order as in the inline runtime's single event loop (see
-`emu.inline`), so the two give byte-identical results.
+`emu.engine.inline`), so the two give byte-identical results.
 """
 from __future__ import annotations
 
 import heapq
 from collections import defaultdict
 
-from emu.envelope import by_destination, decode_batch
+from emu.engine.envelope import by_destination, decode_batch
 
 INF = float("inf")
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 import policies
 from actors.participant import Bus, Collector
 from actors.workstation import Workstation
-from emu import streams
-from emu.owners import owners
-from emu.scenario import node_specs
-from emu.workload import generate
+from emu.inputs import streams
+from emu.inputs.owners import owners
+from emu.inputs.scenario import node_specs
+from emu.inputs.workload import generate
 
 
 def node_seed(seed: int, node: int) -> int:

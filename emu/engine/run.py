@@ -12,10 +12,10 @@ import time
 from contextlib import contextmanager
 
 import emu
-from emu import cluster, results
-from emu.inline import run_inline
-from emu.kernel import Heap
-from emu.scenario import ScenarioError
+from emu.engine import cluster, results
+from emu.engine.inline import run_inline
+from emu.engine.kernel import Heap
+from emu.inputs.scenario import ScenarioError
 
 
 def run(scenario: dict, runtime: str | None = None, speed: float | None = None, address: str | None = None,
@@ -58,7 +58,7 @@ def _run(scenario: dict, runtime: str, speed: float, address, progress, log, act
         end = run_inline(parts, heap, total, scenario["stop"], progress)
         finals = [p.final() for p in parts.values()]
     else:
-        from emu import ray_runtime
+        from emu.engine import ray_runtime
         finals, end, info = ray_runtime.run(runtime, scenario, bps, total, speed, address, progress, log, actors)
         extra.update(info)
     extra["wall_time"] = time.perf_counter() - wall

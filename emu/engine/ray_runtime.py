@@ -6,7 +6,7 @@ running cluster. Actors take no CPU reservation (they mostly sleep) and are deal
 cluster's nodes, and the summary records which Ray node hosted which workstation. If a node dies mid-run,
 the run stops, the survivors report, and the jobs that died with it are reported lost (`summary.lost`).
 
-- stepped: the conservative-window driver of `emu.conservative` with the actors as hosts. Identical results
+- stepped: the conservative-window driver of `emu.engine.conservative` with the actors as hosts. Identical results
   to inline for the same scenario and seed.
 - paced: every actor runs its own loop against the wall clock (see `actors.ray_actor`); the driver only
   warms the actors up, fixes the epoch, reads the board the actors post their snapshots to, and stops them
@@ -20,7 +20,7 @@ import time
 
 import numpy as np
 
-from emu.scenario import ScenarioError
+from emu.inputs.scenario import ScenarioError
 
 FAITHFUL_LATENESS_MS = 5.0  # p99 event lateness (wall ms) beyond which a paced run is not faithful (the issue's bar)
 # The embedded Ray is always a new one of this process's own ("local"): a bare ray.init() would join the last
@@ -100,7 +100,7 @@ def _finals(outs: list[dict]) -> list[dict]:
 
 def _salvage(ray, hosts: list, info: dict, exc: Exception) -> tuple[list, float]:
     """A host died (its Ray node went down): stop the others and keep what they hold; record who was lost in
-    `info["lost"]`. The jobs that died with it are reported by emu.results.lost_jobs."""
+    `info["lost"]`. The jobs that died with it are reported by emu.engine.results.lost_jobs."""
     alive, dead = [], []
     for a, ids in hosts:
         try:
@@ -131,8 +131,8 @@ def run(runtime: str, scenario: dict, bps: list[dict], total: int, speed: float,
         raise ScenarioError("actors: the stepped runtime runs one participant per actor (each window advances "
                             "participants on heaps of their own); use it with the paced runtime")
     ray = start_ray(address)
-    from emu import cluster
-    from emu.conservative import run_windows
+    from emu.engine import cluster
+    from emu.engine.conservative import run_windows
     t0 = time.perf_counter()
     hosts = _spawn(ray, parts)
     info = {"hosts": _hosting(ray, hosts), "actors": len(hosts), "startup_time": time.perf_counter() - t0}

@@ -2,10 +2,10 @@
 
 Every figure in the file is produced by the run that writes it:
 
-1. The model's speed (emu/bench_model.py): inline M/M/1 against SimPy, as whole processes and as event loops;
+1. The model's speed (emu/tools/bench_model.py): inline M/M/1 against SimPy, as whole processes and as event loops;
    the quantum CPU at 10 ms slices in dispatches per second; the 64-workstation quick start alone; each side
    by side with the commit before issue 21's fast core, run from a git worktree.
-2. Paced runtime (emu/bench_paced.py). scenarios/quickstart.toml on N workstations (per-node load held
+2. Paced runtime (emu/tools/bench_paced.py). scenarios/quickstart.toml on N workstations (per-node load held
    constant) under `paced`, one Ray actor per participant or K, at every speed of a ladder: where the run
    stays faithful (p99 of every event's lateness under 5 ms of wall time, no job-carrying message late).
 3-5. The live view's cost, sweeps against serial runs, paper-scale runs and the full reproductions' times.
@@ -22,13 +22,13 @@ import sys
 import time
 from pathlib import Path
 
-from emu.bench_model import REPEATS, bench_model
-from emu.bench_model import render as render_model
-from emu.bench_paced import bench_paced, paced_scenario
-from emu.bench_paced import render as render_paced
-from emu.scenario import SCENARIOS
-from emu.sweep import bench_sweep
-from emu.view import bench_view
+from emu.inputs.scenario import SCENARIOS
+from emu.tools.bench_model import REPEATS, bench_model
+from emu.tools.bench_model import render as render_model
+from emu.tools.bench_paced import bench_paced, paced_scenario
+from emu.tools.bench_paced import render as render_paced
+from emu.tools.sweep import bench_sweep
+from emu.tools.view import bench_view
 
 DEFAULT_OUT = Path("docs/benchmarks.md")
 
@@ -47,11 +47,11 @@ def plan(quick: bool) -> dict:
             "paced": [(8, None), (16, None), (16, 2), (64, 2)], "quickstart": [], "paper": []}
 
 
-# -- 2. paced runtime: emu/bench_paced.py; the model alone, for comparison ---------------------------------
+# -- 2. paced runtime: emu/tools/bench_paced.py; the model alone, for comparison ---------------------------------
 def bench_model_cost(p: dict, log) -> dict:
     """The same scenarios under the inline runtime, one process, no Ray: virtual seconds per wall second.
     A paced run must do this same model work on top of its messaging, so this bounds its speed."""
-    from emu.run import run
+    from emu.engine.run import run
     span = p["model_span"]
     cost = {}
     for nodes in p["nodes"]:
@@ -165,7 +165,7 @@ def render(mach: dict, cmd: str, p: dict, model: dict, paced: dict, view: dict, 
     L += ["## 3. Live view cost", "",
           f"scenarios/quickstart.toml inline with {view['jobs']:,} jobs on {view['workstations']} workstations, "
           f"run without the live view and with it drawing into an in-memory terminal (120 x 50), alternately, "
-          f"best of each (`emu.view.bench_view`); {view['frames']} frames were drawn, and the last.", "",
+          f"best of each (`emu.tools.view.bench_view`); {view['frames']} frames were drawn, and the last.", "",
           "| without view (s) | with view (s) | ratio | aim |", "|--:|--:|--:|---|",
           f"| {view['without']:.3f} | {view['with']:.3f} | {view['ratio']:.3f} | at most 1.05: "
           f"{'met' if view['ratio'] <= 1.05 else '**not met**'} |", "",
@@ -173,20 +173,21 @@ def render(mach: dict, cmd: str, p: dict, model: dict, paced: dict, view: dict, 
           f"{sweep['runs']} inline runs of scenarios/quickstart.toml with {sweep['jobs']:,} jobs each (seeds 7, "
           f"8, ...), each writing its results "
           f"folder, one after another in one process, then the same as a sweep of Ray tasks on "
-          f"{sweep['cpus']:g} CPUs (`emu.sweep.bench_sweep`; Ray already running).", "",
+          f"{sweep['cpus']:g} CPUs (`emu.tools.sweep.bench_sweep`; Ray already running).", "",
           "| runs | one after another (s) | sweep (s) | ratio | aim |", "|--:|--:|--:|--:|---|",
           f"| {sweep['runs']} | {sweep['serial_wall']:.2f} | {sweep['sweep_wall']:.2f} | {sweep['ratio']:.2f} | "
           f"about 0.5 on 2 CPUs (counted as met at 0.6 or less): "
           f"{'met' if sweep['ratio'] <= 0.6 else '**not met**'}{failed} |", ""]
     L += ["## 5. Paper-scale runs", "",
-          "The papers' largest runs at their own scale, inline, seed 1, one after another (`emu.bench.bench_papers`)."
-          " Issue 4's aim for paper 004's Table 1: under 2 minutes per policy on 2 cores.", "",
+          "The papers' largest runs at their own scale, inline, seed 1, one after another "
+          "(`emu.tools.bench.bench_papers`). Issue 4's aim for paper 004's Table 1: under 2 minutes per policy on 2 "
+          "cores.", "",
           "| scenario | policy | workstations | jobs | virtual s | wall (s) | aim |", "|---|---|--:|--:|--:|--:|---|"]
     L += [f"| {r['scenario']} | {r['policy']} | {r['nodes']} | {r['jobs']} | {r['virtual']:,.0f} | {r['wall']:.1f} | "
           f"{'met' if r['wall'] < 120 else '**not met**'} |" for r in papers]
     L += ["", "### Full reproductions", "",
           "Each full `nowemu reproduce` measures its own wall time and writes it at the head of its report; this "
-          "table is read from those reports (`emu.bench.reproductions`) when the bench is written, so the date "
+          "table is read from those reports (`emu.tools.bench.reproductions`) when the bench is written, so the date "
           "and the machine's load are those of the reproduction, not of this bench. Aims on 2 cores: paper 000 "
           "under 10 minutes (issue 3), paper 002 under 90 and paper 004 under 15 (issue 21).", "",
           "| report | written | runs | read back | run time summed (min) | wall (min) | aim |",
@@ -196,9 +197,9 @@ def render(mach: dict, cmd: str, p: dict, model: dict, paced: dict, view: dict, 
     L += ["", "## 6. What the numbers mean", "",
           "- *jobs / s*: jobs completed over wall time (best of "
           f"{REPEATS}), of the whole process (a fresh interpreter: start, imports, run, exit) or of the event "
-          "loop (for nowemu one `emu.run.run(scenario, runtime=\"inline\")` call: drawing the workload, building "
-          "the workstation, the inline runtime's event loop and assembling jobs, samples and checks). *x SimPy* "
-          "is that rate over SimPy's, measured the same way. *mean response* beside E[T] is a check that the "
+          "loop (for nowemu one `emu.engine.run.run(scenario, runtime=\"inline\")` call: drawing the workload, "
+          "building the workstation, the inline runtime's event loop and assembling jobs, samples and checks). "
+          "*x SimPy* is that rate over SimPy's, measured the same way. *mean response* beside E[T] is a check that the "
           "fast runs are also right.",
           "- *baseline*: the same measurement by the code of the commit before the fast core, from a git "
           "worktree, in its own process, interleaved with this checkout's; a speed-up is the baseline's time "
@@ -217,8 +218,9 @@ def render(mach: dict, cmd: str, p: dict, model: dict, paced: dict, view: dict, 
           "time) is late by design, so this count is expected to be large.",
           "- *actor startup*: wall time from asking Ray for the actors until all are constructed "
           "(`summary.startup_time`; the actors are new processes each trial). *load*: the machine's 1-minute "
-          "load average at the trial's end (the run's own actors included). *trial wall*: the whole `emu.run.run` call (startup, warm-up, the paced run, "
-          "gathering and assembling results, killing the actors).",
+          "load average at the trial's end (the run's own actors included). *trial wall*: the whole "
+          "`emu.engine.run.run` call (startup, warm-up, the paced run, gathering and assembling results, killing "
+          "the actors).",
           "",
           "Regenerate with `nowemu bench` (writes docs/benchmarks.md; "
           f"{_plan_text(plan(False))}) or `nowemu bench --quick` ({_plan_text(plan(True))}); "
@@ -246,7 +248,7 @@ def reproductions() -> list[dict]:
     """What the full reproductions' reports say they took: report, date, runs, runs read back from an earlier
     invocation, summed run time and wall time (s), and the aim (s, or None). A report whose runs were read
     back does not measure the reproduction's wall time; its aim is then not judged."""
-    from emu.reproduce import DOCS, read_head
+    from emu.tools.reproduce import DOCS, read_head
     rows = []
     for path in sorted(DOCS.glob("p*.md")):
         if path.stem.endswith("-quick"):
@@ -269,8 +271,8 @@ def bench_papers(p: dict, log) -> list[dict]:
     """Wall time of the papers' largest runs at their own scale, inline, one seed: paper 004's Table 1
     workload 1 (64 workstations with owners, 128 foreign jobs of 600 s) under each policy. Issue 4's aim:
     under 2 minutes per policy on 2 cores."""
-    from emu import scenario
-    from emu.run import run
+    from emu.engine.run import run
+    from emu.inputs import scenario
     rows = []
     for policy in P004_POLICIES:
         s = scenario.load(SCENARIOS / "p004" / "ll_c1.toml", [f"policy={policy}", *p["paper"]])

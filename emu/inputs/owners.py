@@ -9,7 +9,8 @@ from the scenario seed before the run starts, like the jobs. The model side is `
   the rest have none. The node-level and parallel experiments (Figs. 7, 8, 11-13) vary exactly this.
 - `synthetic`: a coarse trace per node, calibrated to the Berkeley trace's published shares (see
   `synthetic`), since the trace itself cannot be had.
-- `trace`: a real coarse trace (see `emu.owner_data.read_activity`), one machine per node at a random offset (spec §2.6).
+- `trace`: a real coarse trace (see `emu.inputs.owner_data.read_activity`), one machine per node at a random offset
+  (spec §2.6).
 
 The coarse samples become `(utilization, nonidle)` pairs every `sample` (2 s). A node is *idle* by the
 paper's recruitment threshold: CPU under `idle_cpu` (10 %) and no keyboard activity for `keyboard_idle`
@@ -22,8 +23,8 @@ import math
 
 import numpy as np
 
-from emu import streams
-from emu.owner_data import read_activity, read_bursts
+from emu.inputs import streams
+from emu.inputs.owner_data import read_activity, read_bursts
 
 
 def nonidle_flags(cpu, keyboard, period: float, idle_cpu: float, keyboard_idle: float) -> list[int]:

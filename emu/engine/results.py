@@ -25,8 +25,8 @@ from pathlib import Path
 import numpy as np
 
 from actors.job import STATES
-from emu.samples import ClusterSeries, Samples
-from emu.scenario import node_specs
+from emu.engine.samples import ClusterSeries, Samples
+from emu.inputs.scenario import node_specs
 
 # Messages that carry a job: one of these arriving after its deliver_at changes what happens (a straggler).
 # A late load report only makes a view that is stale by up to a period a little staler.

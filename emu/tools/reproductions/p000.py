@@ -7,7 +7,7 @@ percentage points of the paper's figure (the issue's band).
 """
 from __future__ import annotations
 
-from emu.reproduce import Claim, Experiment, figure, fmt, mean_ci, metric, offered, ratio, select
+from emu.tools.reproduce import Claim, Experiment, figure, fmt, mean_ci, metric, offered, ratio, select
 
 TITLE = ('Chen, Xiao and Zhang, "Adaptive and Virtual Reconfigurations for Effective Dynamic Job Scheduling in '
          'Cluster Systems", ICDCS 2002 (paper 000)')
@@ -82,7 +82,7 @@ def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
     claims, lines = [], ["## Reductions by V-Reconfiguration against G-Loadsharing, per trace", "",
                          "Paired by seed; mean ± 95 % interval in percent (paper's figure in brackets). *Offered "
                          "load*: the trace's CPU work over the cluster's capacity during its submission span "
-                         "(`emu.workload.offered_load`); above 1, jobs queue however they are placed.", ""]
+                         "(`emu.inputs.workload.offered_load`); above 1, jobs queue however they are placed.", ""]
     red = {}
     for group in GROUPS:
         metrics = list(PAPER[group])

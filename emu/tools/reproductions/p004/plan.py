@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from emu.reproduce import Experiment
+from emu.tools.reproduce import Experiment
 
 POLICIES = ("linger_longer", "linger_forever", "immediate_eviction", "pause_and_migrate")
 SHORT = {"linger_longer": "LL", "linger_forever": "LF", "immediate_eviction": "IE", "pause_and_migrate": "PM"}

@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 import statistics
 
-from emu.reproduce import Claim, figure, fmt, mean_ci, metric, ratio, select
-from emu.reproductions.p004.plan import PAUSES, POLICIES, SHORT
+from emu.tools.reproduce import Claim, figure, fmt, mean_ci, metric, ratio, select
+from emu.tools.reproductions.p004.plan import PAUSES, POLICIES, SHORT
 
 # Table 1 as the spec reconstructs it: (avg job time s, variation %, family time s, throughput CPU-s/s)
 TABLE1 = {"wl1": {"linger_longer": (1044, 13.7, 1847, 52.2), "linger_forever": (1026, 20.5, 1844, 55.5),

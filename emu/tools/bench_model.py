@@ -4,10 +4,10 @@ before issue 21's fast core (`BASELINE`), each measured side by side in one run,
 - Inline M/M/1 (scenarios/mm1.toml) against the textbook SimPy M/M/1 (a FCFS `simpy.Resource`: SimPy has no
   processor-sharing server), same rates and number of jobs: as whole processes (interpreter start, imports,
   workload, run and results, timed from outside; both sides from byte-compiled code, `compile_packages`)
-  and as event loops (the `emu.run.run` call, and SimPy's setup and `env.run()`, timed inside).
+  and as event loops (the `emu.engine.run.run` call, and SimPy's setup and `env.run()`, timed inside).
 - The quantum CPU at 10 ms slices: four CPU-bound jobs round robin on one workstation (0.1 ms context
   switches), dispatches (slices begun) per wall second.
-- The 64-workstation quick-start model alone (`emu.bench_paced.paced_scenario`: the quick start's load per
+- The 64-workstation quick-start model alone (`emu.tools.bench_paced.paced_scenario`: the quick start's load per
   workstation, stopped at a virtual time), virtual seconds per wall second.
 
 The baseline is the same measurement run by a subprocess in a git worktree of `BASELINE` (its code, its
@@ -27,18 +27,23 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 BASELINE = "7b93f2b"         # the last commit before issue 21's fast core
 REPEATS = 3
 
-# Measured in a fresh interpreter, from the checkout it runs in (this one or the baseline's worktree): a
-# scenario run inline; prints the run's own wall time (perf_counter around `run`) and what the model computed.
+# Measured in a fresh interpreter, from the checkout it runs in (this one or the baseline's worktree, whose
+# modules were all in emu/ itself): a scenario run inline; prints the run's own wall time (perf_counter around
+# `run`) and what the model computed.
 PROBE = """
 import json, sys, time
 from pathlib import Path
 import emu
-from emu import scenario
-from emu.run import run
+try:
+    from emu.engine.run import run
+    from emu.inputs import scenario
+except ImportError:
+    from emu import scenario
+    from emu.run import run
 path, overrides = sys.argv[1], json.loads(sys.argv[2])
 assert Path(emu.__file__).resolve().parent.parent == Path.cwd().resolve(), emu.__file__
 s = scenario.load(Path(path), overrides)
@@ -84,7 +89,7 @@ def mm1(jobs, mean_ia, mean_s, seed):
 
 def cases(p: dict) -> dict:
     """What is measured: {name: (scenario file relative to the checkout, overrides)}."""
-    from emu.bench_paced import paced_scenario
+    from emu.tools.bench_paced import paced_scenario
     _, quick = paced_scenario(64, p["model_span"], 1.0)
     return {
         "mm1": ("scenarios/mm1.toml", [f"workload.jobs={p['jobs']}"]),
@@ -159,9 +164,10 @@ def simpy_process(jobs: int, mean_ia: float, mean_s: float, seed: int) -> dict:
 def dispatches(case: tuple) -> int:
     """The slices the 10-ms case begins (QuantumCPU counts them; the baseline's code cannot, and runs the same
     slices: its figures must agree)."""
-    from emu import cluster, scenario
-    from emu.inline import run_inline
-    from emu.kernel import Heap
+    from emu.engine import cluster
+    from emu.engine.inline import run_inline
+    from emu.engine.kernel import Heap
+    from emu.inputs import scenario
     s = scenario.load(ROOT / case[0], case[1])
     heap, bps = Heap(), cluster.blueprints(s)
     parts = {bp["id"]: cluster.make(bp, heap) for bp in bps}
@@ -171,7 +177,7 @@ def dispatches(case: tuple) -> int:
 
 def bench_model(p: dict, log, advance) -> dict:
     """Every case here and in the baseline, plus SimPy, interleaved; the best of REPEATS of each."""
-    from emu import scenario
+    from emu.inputs import scenario
     todo = cases(p)
     mean_ia, mean_s, theory = mm1_theory(scenario.load(ROOT / todo["mm1"][0], todo["mm1"][1]))
     simpy_ns: dict = {}

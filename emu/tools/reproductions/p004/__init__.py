@@ -12,15 +12,15 @@ pause, Fig. 10) and `parallel` (Figs. 11-13).
 """
 from __future__ import annotations
 
-from emu.reproduce import Claim
-from emu.reproductions.p004.node import fig3, fig7, fig8
-from emu.reproductions.p004.parallel import fig11, fig12, fig13
-from emu.reproductions.p004.plan import experiments
-from emu.reproductions.p004.sequential import fig10, pause, table1
+from emu.tools.reproduce import Claim
+from emu.tools.reproductions.p004.node import fig3, fig7, fig8
+from emu.tools.reproductions.p004.parallel import fig11, fig12, fig13
+from emu.tools.reproductions.p004.plan import experiments
+from emu.tools.reproductions.p004.sequential import fig10, pause, table1
 
 TITLE = ('Ryu and Hollingsworth, "Exploiting Fine-Grained Idle Periods in Networks of Workstations", '
          "IEEE TPDS (paper 004)")
-__all__ = ["TITLE", "experiments", "analyse"]           # what `nowemu reproduce` reads (emu/reproduce.py)
+__all__ = ["TITLE", "experiments", "analyse"]           # what `nowemu reproduce` reads (emu/tools/reproduce.py)
 
 
 def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:

@@ -37,8 +37,8 @@ from operator import attrgetter
 import numpy as np
 
 from actors.job import Job
-from emu import streams, units
-from emu.scenario import ScenarioError, node_specs
+from emu.inputs import streams, units
+from emu.inputs.scenario import ScenarioError, node_specs
 
 
 def generate(scenario: dict, n_nodes: int) -> list[Job]:

@@ -15,12 +15,12 @@ import math
 import tomllib
 from pathlib import Path
 
-from emu import units
-from emu.errors import ScenarioError
-from emu.owner_data import read_activity, read_bursts
+from emu.inputs import units
+from emu.inputs.errors import ScenarioError
+from emu.inputs.owner_data import read_activity, read_bursts
 
 
-SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"    # the scenarios shipped with nowemu
+SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"    # the scenarios shipped with nowemu
 QUICKSTART = SCENARIOS / "quickstart.toml"
 BURSTS = SCENARIOS / "data" / "bursts.csv"                           # the owners' fine level (paper 004)
 
@@ -87,7 +87,7 @@ WORKLOAD = {
     # 002's "type 1" traces); drawn per job from the scenario seed on a stream of its own, so a type-1 and a
     # type-2 trace hold the same jobs
     "nonmigratable": F("number", 0.0, minimum=0),
-    "parallel": F("table", schema={       # bulk-synchronous parallel jobs (paper 004 §7); see emu/workload.py
+    "parallel": F("table", schema={       # bulk-synchronous parallel jobs (paper 004 §7); see emu/inputs/workload.py
         "tasks": F("int", 0, minimum=0),
         "granularity": F("work", "100 ms", positive=True),
         "iterations": F("int", 100, minimum=1),
@@ -138,7 +138,7 @@ SCHEMA = {
         # for paced runs, where N reports in one instant queue N Ray calls on the cores
         "stagger": F("bool", False),
     }),
-    "owner": F("table", schema={          # owners' activity (paper 004); see emu/owners.py
+    "owner": F("table", schema={          # owners' activity (paper 004); see emu/inputs/owners.py
         "activity": F("str", "none", choices=("none", "constant", "synthetic", "trace")),
         "sample": F("time", "2 s", positive=True),
         "bursts": F("str", None),
@@ -155,7 +155,7 @@ SCHEMA = {
         "nonidle_spread": F("number", 0.0, minimum=0),
         "nonidle_median": F("time", "4 min", positive=True),
         "episode_sigma": F("number", 1.5, positive=True),
-        # Fig. 5a's overall shares (82 % of all time under 10 %, 13 : 7 above): emu.owners.synthetic says why
+        # Fig. 5a's overall shares (82 % of all time under 10 %, 13 : 7 above): emu.inputs.owners.synthetic says why
         "low_share": F("number", 0.609, minimum=0),
         "high_share": F("number", 0.137, minimum=0),
         "idle_utilization": F("number", 0.02, minimum=0),

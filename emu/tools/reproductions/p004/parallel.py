@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 
-from emu.reproduce import Claim, figure, fmt, mean_ci, metric, select
-from emu.reproductions.p004.plan import FIG13_WIDTHS, SCV1, unquoted
+from emu.tools.reproduce import Claim, figure, fmt, mean_ci, metric, select
+from emu.tools.reproductions.p004.plan import FIG13_WIDTHS, SCV1, unquoted
 
 
 def _slowdowns(records, name: str, reference: dict, **combo) -> tuple[float, float]:

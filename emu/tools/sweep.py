@@ -5,7 +5,7 @@
 
 Every combination's scenario is loaded and checked before anything runs, so a typo in the last value of an
 axis stops the sweep at once, in one line. Each run is a Ray task (`num_cpus=1`, so the runs spread over the
-cluster's CPUs) that calls `emu.run.run` and writes its own results folder. The sweep folder then holds:
+cluster's CPUs) that calls `emu.engine.run.run` and writes its own results folder. The sweep folder then holds:
 
     <values>-s<seed>/   one results folder per run (`s<seed>` alone when there is no axis), its samples
                         gzip-compressed (nodes.csv.gz)
@@ -18,7 +18,7 @@ Decisions the issue left open:
 - Axes. `--set key=a,b,c` is an axis when its value has a comma outside brackets, braces and quotes, so a
   value that is itself a TOML array or inline table stays one value (`--set seeds=[1,2]`), and a string
   that holds a comma is quoted (`--set 'description="a, b"'`). Each value is then read as `--set` reads
-  any value (`emu.scenario.apply_override`). Overrides apply in command-line order, with each axis's value
+  any value (`emu.inputs.scenario.apply_override`). Overrides apply in command-line order, with each axis's value
   in its place, so `policy=a,b policy.threshold=3` still sets the parameter after the policy.
 - Seeds. `--seeds N` gives the scenario's seed (after `--set seed=S`), seed+1, ..., seed+N-1. Without it,
   the scenario's own `seeds` list is used (docs/scenarios.md: "the seeds a reproduction or sweep uses").
@@ -45,9 +45,11 @@ from pathlib import Path
 
 import numpy as np
 
-from emu import results, scenario
-from emu.run import run
-from emu.scenario import QUICKSTART, ScenarioError
+from emu.engine import results
+
+from emu.engine.run import run
+from emu.inputs import scenario
+from emu.inputs.scenario import QUICKSTART, ScenarioError
 
 # The main metrics (keys of summary.json's "metrics"), each with how the tables show it: its heading and the
 # unit its values are divided by (the CSV keeps SI).
@@ -234,7 +236,7 @@ def execute(runs: list[dict], out: Path, address: str | None = None, parallel: i
             done(r)
     if not waiting:
         return
-    from emu.ray_runtime import start_ray
+    from emu.engine.ray_runtime import start_ray
     ray = start_ray(address)
     task = ray.remote(num_cpus=1)(run_one)
     flying = {}
@@ -409,7 +411,7 @@ def bench_sweep(log=print, runs: int = 20, jobs: int = 2000) -> dict:
     this process, against the same runs as a sweep of Ray tasks, in the same call. Both write their results
     folders (a sweep's runs do). Ray is started (or joined) before either clock starts: its startup is a
     fixed cost paid once per session, not per sweep; the workers' first imports are part of the sweep."""
-    from emu.ray_runtime import start_ray
+    from emu.engine.ray_runtime import start_ray
     ray = start_ray()
     _, plan_runs = plan(QUICKSTART, ["runtime=inline", f"workload.jobs={jobs}"], runs, "inline")
     with tempfile.TemporaryDirectory() as tmp:

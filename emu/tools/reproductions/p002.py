@@ -15,8 +15,8 @@ percentage points of the paper's figure (the issue's band).
 """
 from __future__ import annotations
 
-from emu.reproduce import Claim, Experiment, figure, fmt, mean_ci, metric, offered, ratio, select
-from emu.workload import offered_load
+from emu.inputs.workload import offered_load
+from emu.tools.reproduce import Claim, Experiment, figure, fmt, mean_ci, metric, offered, ratio, select
 
 TITLE = ('Xiao, Chen and Zhang, "Adaptive Memory Allocations in Clusters to Handle Unexpectedly Large '
          'Data-Intensive Jobs", IEEE TPDS 15(7), 2004 (paper 002)')
@@ -113,7 +113,7 @@ def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
                 lines.append(f"| {kind} | {n} | {band.strip(chr(34))} | " + " | ".join(cells) + " |")
     load = {n: offered(_net(records, n, "local", BANDS[0], "type 1")) for n in nodes}
     lines += ["", "Offered load (the trace's CPU work over the cluster's capacity during its submission span, "
-              "`emu.workload.offered_load`; the same jobs for every scheme and band): " +
+              "`emu.inputs.workload.offered_load`; the same jobs for every scheme and band): " +
               ", ".join(f"{n} nodes {fmt(*load[n], 2)}" for n in nodes) + ".", ""]
     ls_re_share = [_share(_net(records, n, "ls_re", b, k))[0] for n in nodes for b in BANDS for k in TYPES]
     claims.append(Claim("Fig. 1b", "LS_RE's networking share of execution time", "0-0.094 %",

@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 
 from actors.owner import BurstTable
-from emu import units
-from emu.owner_data import read_bursts
-from emu.reproduce import Claim, figure, fmt, mean_ci, metric, select
-from emu.reproductions.p004.plan import SWITCHES, unquoted
+from emu.inputs import units
+from emu.inputs.owner_data import read_bursts
+from emu.tools.reproduce import Claim, figure, fmt, mean_ci, metric, select
+from emu.tools.reproductions.p004.plan import SWITCHES, unquoted
 from policies.linger_cost import linger_time
 
 # Fig. 8's setting (scenarios/p004/ll_n2.toml): a 50-s job, owner at h = 0.2, T_migr = 8 MB at 10 Mbps

@@ -12,8 +12,8 @@ from __future__ import annotations
 import math
 import time
 
-from emu.ray_runtime import FAITHFUL_LATENESS_MS
-from emu.scenario import QUICKSTART
+from emu.engine.ray_runtime import FAITHFUL_LATENESS_MS
+from emu.inputs.scenario import QUICKSTART
 
 # (workstations, Ray actors or None for one per participant, speed): issue 21's aims, each judged by the one
 # trial at that speed
@@ -21,7 +21,7 @@ AIMS = [(8, None, 25.0), (16, 2, 50.0), (64, 2, 20.0)]
 
 
 def paced_scenario(nodes: int, speed: float, trial_wall: float, extra: tuple = ()) -> tuple[dict, dict]:
-    from emu import scenario
+    from emu.inputs import scenario
     base = scenario.load(QUICKSTART)
     base_ia = base["workload"][0]["arrival"]["mean_interarrival"]
     base_nodes = base["cluster"]["nodes"]
@@ -37,7 +37,7 @@ def paced_scenario(nodes: int, speed: float, trial_wall: float, extra: tuple = (
 def paced_trial(nodes: int, speed: float, trial_wall: float, actors: int | None = None, s: dict | None = None) -> dict:
     """One paced run (of `s`, or of `paced_scenario`) and its fidelity figures; a run that breaks is a failed
     trial, not a failed bench."""
-    from emu.run import run
+    from emu.engine.run import run
     params = {}
     if s is None:
         # on K actors a host's reports due at one instant go out in one call; staggered, each would be a call
@@ -63,7 +63,8 @@ def paced_trial(nodes: int, speed: float, trial_wall: float, actors: int | None 
 
 
 def bench_paced(p: dict, log, advance) -> dict:
-    from emu import ray_runtime, scenario
+    from emu.engine import ray_runtime
+    from emu.inputs import scenario
     ray = ray_runtime.start_ray()
     trials = []
     for nodes, actors in p["paced"]:
