@@ -9,7 +9,8 @@ whose memory demands load the pager, and the CPU's ready set. It leaves the CPU 
 or an I/O miss (blocked on the disk), a change in its memory demand (it goes on), its end. It may be migrated
 while resident and ready. Time is charged to exactly one of cpu, queue, page, io, net, sync at every instant.
 
-Network RAM (paper 002), when the policy asks for it (`remote_memory`): `actors.network_ram`.
+Network RAM (paper 002), when the policy asks for it (`remote_memory`): `actors.network_ram`. The periodic load
+report and sample: `actors.load_report`.
 
 Job suspension (a policy that `releases_memory`): a suspended job's memory is swapped out, written to the disk,
 and read back before it runs again.
@@ -23,25 +24,14 @@ from collections import deque
 from actors.cpu import FluidCPU, QuantumCPU
 from actors.disk import Disk
 from actors.job import Job
+from actors.load_report import LoadReports, shared_view
 from actors.memory import Pager
 from actors.network_ram import NETWORK_RAM, NetworkRAM
 from actors.owner import BurstTable, Owner
 from actors.participant import Participant
-from emu.engine.samples import REPORT, TAIL
 from policies.base import Policy
 
 INF = float("inf")
-
-
-_VIEW: list = [None, {}]     # the last load index broadcast and its view by node, shared by its receivers
-
-
-def shared_view(reports: list) -> dict:
-    """A broadcast load index as {node: report}, built once for all the receivers of one broadcast in this
-    process (they get the same payload, read-only); each takes a copy to make its own view of the others."""
-    if _VIEW[0] is not reports:
-        _VIEW[0], _VIEW[1] = reports, {r["node"]: r for r in reports}
-    return _VIEW[1]
 
 
 class Workstation(Participant):
@@ -59,19 +49,12 @@ class Workstation(Participant):
         self.disk = Disk(self.q, disk["seek"], disk["rotation"], disk["bandwidth"], disk["queueing"])
         self.remote_cost = net["remote_exec_cost"]
         self.period = spec["report_period"]
-        self.gossip_fanout = spec["gossip_fanout"]
-        self.exchange = spec["exchange"]       # "collector", "gossip" or "none" (a policy that reads no index)
         self.jobs: dict[int, Job] = {}
         self.foreign = 0                    # how many of them are foreign jobs (the load report's field)
         self.pending: list[Job] = []
         self.index: dict[int, dict] = {}
         self.view_version = 0               # counts changes to `index`, so that policies may cache what they read
         self.reported: dict | None = None   # this node's own report as the collector last broadcast it
-        # per load-report period, a row of nodes.csv (`emu.engine.samples`): the report's values, then TAIL's
-        self.samples: list[tuple] = []
-        self.sample_keys: tuple | None = None       # its columns, if not REPORT + TAIL: known at the first sample
-        # no owner and the policy's report is the base one: a report has REPORT's fields only
-        self.plain = owner is None and type(policy).report is Policy.report
         self.area = 0.0                 # integral over time of the jobs present here (resident + pending)
         self._area_at = 0.0
         self.faults = self.io_misses = 0
@@ -81,15 +64,15 @@ class Workstation(Participant):
         self._fault_rate = 0.0          # faults per op under the resident demand (set by _memory_changed)
         self.ram = NetworkRAM(self)             # network RAM: what this node borrows and lends (paper 002)
         self.leaving: dict[int, int] = {}       # job id -> destination: migrates once its pages are in
-        self._last = (0.0, 0.0, 0, 0.0)     # at the last report: time, CPU busy, faults, disk busy
         self.owner = None if owner is None else Owner(
             self, owner["utilization"], owner["nonidle"], owner["period"], BurstTable(owner["bursts"]),
             cpu["context_switch"], random.Random(owner["seed"]), fine=cpu["mode"] == "quantum")
+        self.reports = LoadReports(self, spec)  # the periodic load report and sample (after the owner: it adds)
         # the jobs to arrive here, in time order, each with its place in the event order: only the next one is
         # in the heap (a heap of every arrival of a paper-scale trace would make every event dearer)
         self.upcoming = deque(zip(self.q.reserve(len(arrivals)), arrivals)) if arrivals else deque()
         self._next_arrival()
-        self.q.at(spec["report_phase"], self._report)     # 0, or staggered (load_index.stagger)
+        self.q.at(spec["report_phase"], self.reports.report)     # 0, or staggered (load_index.stagger)
 
     # -- what policies read --------------------------------------------------------------------------------
     def peers(self) -> range:
@@ -97,30 +80,7 @@ class Workstation(Participant):
 
     def load(self) -> dict:
         """This node's load report (the papers' load index entry), with the policy's own fields."""
-        return self._load(self.cpu.busy_time())
-
-    def _load(self, busy_now: float) -> dict:
-        return self._extend(dict(zip(REPORT, self._values(busy_now))))      # zip: REPORT's fields only
-
-    def _extend(self, report: dict) -> dict:
-        """The fields an owner and the policy add to a load report."""
-        if self.owner is not None:
-            report.update(self.owner.report())
-        report.update(self.policy.report(self))
-        return report
-
-    def _values(self, busy_now: float) -> tuple:
-        """A row of nodes.csv: the load report's own fields (`emu.engine.samples.REPORT`), then TAIL's."""
-        now, pager, disk = self.q.now, self.pager, self.disk
-        since, busy, faults, disk_busy = self._last
-        span = now - since
-        return (self.id, now, len(self.jobs), self.cpu.queue_length(), len(self.pending), self.speed,
-                pager.user_memory, pager.demand, pager.idle, (busy_now - busy) / span if span > 0 else 0.0,
-                (self.faults - faults) / span if span > 0 else 0.0,
-                self.foreign,
-                disk.waiting, pager.guest, sum(pager.remote.values()) if pager.remote else 0,
-                (disk.busy - disk_busy) / self.period,
-                self.nic.bytes_sent)
+        return self.reports.load()
 
     # -- population accounting (Little's law) ----------------------------------------------------------------
     def _count(self) -> None:
@@ -482,35 +442,12 @@ class Workstation(Participant):
             self.migrate(job, dest)
         self.ram.borrow()
 
-    # -- periodic load report and sample ---------------------------------------------------------------------
-    def _report(self, _=None) -> None:
-        """Sample this node's load (a row of nodes.csv) and report it. The report is a dict only where it is
-        sent or has fields beyond `REPORT` (an owner's, the policy's)."""
-        busy = self.cpu.busy_time()
-        row = self._values(busy)
-        if self.plain:
-            report = None if self.exchange == "none" else dict(zip(REPORT, row))
-            self.samples.append(row)
-        else:
-            report = self._extend(dict(zip(REPORT, row)))
-            self.samples.append((*report.values(), *row[len(REPORT):]))
-            if self.sample_keys is None:
-                self.sample_keys = tuple(report) + TAIL
-        self._last = (self.q.now, busy, self.faults, self.disk.busy)
-        if self.exchange == "collector":
-            self.send(self.collector, "load_report", {"report": report})
-        elif self.exchange == "gossip":
-            view = list(self.index.values()) + [report]
-            for peer in self.rng.sample([p for p in self.peers() if p != self.id],
-                                        min(self.gossip_fanout, self.workstations - 1)):
-                self.send(peer, "load_report", {"report": view})
-        self.q.at(self.q.now + self.period, self._report)
-
     # -- views -----------------------------------------------------------------------------------------------
     def snapshot(self) -> dict:
         """Counts as of now; CPU utilization and fault rate over the last load-report period, as reading them
         now would settle the CPU, and its rounding would make a watched run differ from an unwatched one."""
-        cpu_util, fault_rate = self.samples[-1][9:11] if self.samples else (0.0, 0.0)   # REPORT's places
+        samples = self.reports.samples
+        cpu_util, fault_rate = samples[-1][9:11] if samples else (0.0, 0.0)     # REPORT's places
         return {**super().snapshot(), "role": "workstation", "jobs": len(self.jobs), "ready": self.cpu.queue_length(),
                 "pending": len(self.pending), "memory": self.pager.user_memory, "demand": self.pager.demand,
                 "cpu_util": cpu_util, "fault_rate": fault_rate, "disk_queue": self.disk.waiting,
@@ -531,7 +468,7 @@ class Workstation(Participant):
         owner = None if self.owner is None else self.owner.stats()
         owner_work = self.owner.process.done if self.owner is not None and self.owner.fine else 0.0
         return {"node": self.id, "role": "workstation", "jobs": [j.record() for j in jobs],
-                "samples": (self.sample_keys or REPORT + TAIL, self.samples),
+                "samples": self.reports.final(),
                 "events": self.events,
                 "stats": {"busy": self.cpu.busy_time() + (owner["solo"] if owner else 0.0),
                           "work": self.cpu.work - owner_work,

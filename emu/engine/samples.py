@@ -12,7 +12,7 @@ from operator import itemgetter
 
 import numpy as np
 
-# a load report's fields in the order a sample begins with them (`Workstation._values`); `node` and `time`
+# a load report's fields in the order a sample begins with them (`LoadReports.values`); `node` and `time`
 # come first, which the table's sort relies on
 REPORT = ("node", "time", "jobs", "ready", "pending", "speed", "memory", "demand", "idle", "cpu_util",
           "fault_rate", "foreign")
