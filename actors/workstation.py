@@ -12,12 +12,10 @@ while resident and ready. Time is charged to exactly one of cpu, queue, page, io
 Network RAM (paper 002), when the policy asks for it (`remote_memory`): `actors.network_ram`. The periodic load
 report and sample: `actors.load_report`.
 
-Job suspension (a policy that `releases_memory`): a suspended job's memory is swapped out, written to the disk,
-and read back before it runs again.
+Job suspension (a policy's `runnable`; swapped out if it `releases_memory`): `actors.suspension`.
 """
 from __future__ import annotations
 
-import math
 import random
 from collections import deque
 
@@ -29,7 +27,7 @@ from actors.memory import Pager
 from actors.network_ram import NETWORK_RAM, NetworkRAM
 from actors.owner import BurstTable, Owner
 from actors.participant import Participant
-from policies.base import Policy
+from actors.suspension import Suspension
 
 INF = float("inf")
 
@@ -61,9 +59,10 @@ class Workstation(Participant):
         self.replaced = 0               # finished jobs of a constant population, replaced by copies
         self.inbox: dict[tuple, int] = {}       # parallel tasks: partners' messages (group, rank, iteration) come in
         self.waiting: dict[tuple, list] = {}    # (group, rank) -> [task, iteration, messages still due, since]
-        self._fault_rate = 0.0          # faults per op under the resident demand (set by _memory_changed)
+        self._fault_rate = 0.0          # faults per op under the resident demand (set by memory_changed)
         self.ram = NetworkRAM(self)             # network RAM: what this node borrows and lends (paper 002)
         self.leaving: dict[int, int] = {}       # job id -> destination: migrates once its pages are in
+        self.suspension = Suspension(self)      # jobs held off the CPU (and swapped out) by the policy
         self.owner = None if owner is None else Owner(
             self, owner["utilization"], owner["nonidle"], owner["period"], BurstTable(owner["bursts"]),
             cpu["context_switch"], random.Random(owner["seed"]), fine=cpu["mode"] == "quantum")
@@ -145,62 +144,19 @@ class Workstation(Participant):
         self.jobs[job.id] = job
         self.foreign += job.cls == "foreign"
         job.fault_at = INF
-        self._memory_changed()
+        self.memory_changed()
         self._set_stop(job)
         self._run(job, "arrival")
 
     def _run(self, job: Job, reason: str) -> None:
         """A resident job wants the CPU: it gets in line, unless its policy holds it off (suspended)."""
-        self._owner_time(job)
+        self.owner_time(job)
         if self.policy.runnable(job, self):
             self.cpu.add(job, reason)
         else:
-            self._suspend(job)
+            self.suspension.suspend(job)
 
-    def _hold(self) -> None:
-        """Ask the policy again which resident jobs may run (the owner came or went, the load index was
-        refreshed): suspend or resume them. Time suspended is time waiting (`queue`). A policy that never holds
-        a job off (its `runnable` is the base one) has nothing to answer."""
-        if type(self.policy).runnable is Policy.runnable:
-            return
-        for job in list(self.jobs.values()):
-            runnable = self.policy.runnable(job, self)
-            if job.state == "suspended" and runnable:
-                self._owner_time(job)
-                self._resume(job)
-            elif job.state in ("ready", "running") and not runnable:
-                self._owner_time(job)
-                self.cpu.remove(job)
-                self._suspend(job)
-
-    def _suspend(self, job: Job) -> None:
-        """Hold a job off the CPU. If the policy `releases_memory`, it is swapped out: its memory leaves the
-        node's demand and is written to the disk (nothing waits for the write)."""
-        job.state, job.since = "suspended", self.q.now
-        self.log("suspend", job=job.id)
-        if self.policy.releases_memory:
-            self._memory_changed()
-            self._swap(job, None)
-
-    def _resume(self, job: Job) -> None:
-        """Let a suspended job run again; one that was swapped out first reads its memory back (page time)."""
-        job.queue += self.q.now - job.since
-        self.log("resume", job=job.id)
-        if self.policy.releases_memory:
-            job.state = "blocked"
-            self._memory_changed()
-            self._swap(job, self.unblock)
-        else:
-            self.cpu.add(job, "resume")
-
-    def _swap(self, job: Job, done) -> None:
-        """Write out or read back a job's memory: one disk access per fault burst's worth of pages (as a fault
-        burst reads its pages), plus the transfer."""
-        burst = self.pager.page_size * self.pager.fault_batch
-        self.disk.submit(job.demand(), done or (lambda _: None), (job, "page", self.q.now),
-                         max(1, math.ceil(job.demand() / burst)))
-
-    def _owner_time(self, job: Job, nonidle: bool | None = None) -> None:
+    def owner_time(self, job: Job, nonidle: bool | None = None) -> None:
         """Bring a resident job's lingering and suspended time (paper 004's Fig. 10) up to now; `nonidle` is
         the node's state since the last account (default: as it is now)."""
         dt, job.mark = self.q.now - job.mark, self.q.now
@@ -238,20 +194,20 @@ class Workstation(Participant):
 
     def _depart(self, job: Job, dest: int) -> None:
         self._count()
-        self._owner_time(job)
+        self.owner_time(job)
         if job.state == "suspended":
             job.queue += self.q.now - job.since
         elif job.state != "blocked":
             self.cpu.remove(job)
         del self.jobs[job.id]
         self.foreign -= job.cls == "foreign"
-        self._memory_changed()
+        self.memory_changed()
         job.migrations += 1
         at = self._ship(job, dest, "migrate")
         self.log("migrate", job=job.id, src=self.id, dest=dest, bytes=job.demand(),
                  cost=None if at is None else at - self.q.now)
 
-    def _memory_changed(self) -> None:
+    def memory_changed(self) -> None:
         """Resident demand changed: every job's next fault is redrawn (faults are memoryless in CPU time).
         While nothing overflows, before and after, there is nothing to redraw."""
         pager, jobs = self.pager, self.jobs.values()
@@ -309,7 +265,7 @@ class Workstation(Participant):
             self.io_misses += 1
             self._block(job, "io", job.io_size)
             return False
-        self._memory_changed()      # a step in its memory demand
+        self.memory_changed()      # a step in its memory demand
         self._set_stop(job)
         return True
 
@@ -349,12 +305,12 @@ class Workstation(Participant):
 
     def _finish(self, job: Job) -> None:
         self._count()
-        self._owner_time(job)
+        self.owner_time(job)
         job.state, job.finish = "done", self.q.now
         del self.jobs[job.id]
         self.foreign -= job.cls == "foreign"
         self.finished.append(job)
-        self._memory_changed()
+        self.memory_changed()
         self.policy.finished(job, self)
         if job.closed:
             self._replace(job)
@@ -380,7 +336,7 @@ class Workstation(Participant):
         """Resize the buffer cache while running (it comes out of user memory)."""
         self.cpu.replan()
         self.pager.buffer_cache = size
-        self._memory_changed()
+        self.memory_changed()
 
     # -- messages --------------------------------------------------------------------------------------------
     def _receive(self, item) -> None:
@@ -431,12 +387,12 @@ class Workstation(Participant):
         """The owner came back (the node turned nonidle) or left (idle, by the recruitment threshold)."""
         self.log("nonidle" if nonidle else "idle")
         for job in self.jobs.values():          # their time so far was in the state the owner just left
-            self._owner_time(job, not nonidle)
-        self._hold()
+            self.owner_time(job, not nonidle)
+        self.suspension.hold()
         self._view_refreshed()
 
     def _view_refreshed(self) -> None:
-        self._hold()
+        self.suspension.hold()
         self._retry_pending()
         for job, dest in self.policy.migrations(self):
             self.migrate(job, dest)
@@ -457,7 +413,7 @@ class Workstation(Participant):
         self._count()
         self.cpu.replan()           # bring progress and CPU accounting up to the end
         for job in self.jobs.values():
-            self._owner_time(job)
+            self.owner_time(job)
             if job.state == "suspended":
                 job.queue += self.q.now - job.since
                 job.since = self.q.now
