@@ -12,7 +12,8 @@ while resident and ready. Time is charged to exactly one of cpu, queue, page, io
 Network RAM (paper 002), when the policy asks for it (`remote_memory`): `actors.network_ram`. The periodic load
 report and sample: `actors.load_report`.
 
-Job suspension (a policy's `runnable`; swapped out if it `releases_memory`): `actors.suspension`.
+Jobs leaving by remote execution or migration, and refused ones sent back: `actors.migration`. Job
+suspension (a policy's `runnable`; swapped out if it `releases_memory`): `actors.suspension`.
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from actors.disk import Disk
 from actors.job import Job
 from actors.load_report import LoadReports, shared_view
 from actors.memory import Pager
+from actors.migration import Migration
 from actors.network_ram import NETWORK_RAM, NetworkRAM
 from actors.owner import BurstTable, Owner
 from actors.participant import Participant
@@ -62,6 +64,7 @@ class Workstation(Participant):
         self._fault_rate = 0.0          # faults per op under the resident demand (set by memory_changed)
         self.ram = NetworkRAM(self)             # network RAM: what this node borrows and lends (paper 002)
         self.leaving: dict[int, int] = {}       # job id -> destination: migrates once its pages are in
+        self.migration = Migration(self)        # jobs leaving: remote execution, migration, refusals
         self.suspension = Suspension(self)      # jobs held off the CPU (and swapped out) by the policy
         self.owner = None if owner is None else Owner(
             self, owner["utilization"], owner["nonidle"], owner["period"], BurstTable(owner["bursts"]),
@@ -82,7 +85,7 @@ class Workstation(Participant):
         return self.reports.load()
 
     # -- population accounting (Little's law) ----------------------------------------------------------------
-    def _count(self) -> None:
+    def count_population(self) -> None:
         now = self.q.now
         self.area += (len(self.jobs) + len(self.pending)) * (now - self._area_at)
         self._area_at = now
@@ -96,7 +99,7 @@ class Workstation(Participant):
     def _arrive(self, job: Job) -> None:
         self.upcoming.popleft()
         self._next_arrival()
-        self._count()
+        self.count_population()
         job.node, job.state, job.since = self.id, "pending", self.q.now
         self.pending.append(job)
         self._place(job)
@@ -118,7 +121,7 @@ class Workstation(Participant):
             return
         if dest != self.id and not job.migratable:
             raise ValueError(f"policy asked node {self.id} to send job {job.id} to node {dest}; it is not migratable")
-        self._count()
+        self.count_population()
         self.pending.remove(job)
         job.queue += self.q.now - job.since
         if dest == self.id:
@@ -126,7 +129,7 @@ class Workstation(Participant):
         else:
             job.remote_execs += 1
             self.log("remote_exec", job=job.id, dest=dest)
-            self._ship(job, dest, "remote_exec")
+            self.migration.ship(job, dest, "remote_exec")
 
     def _admit(self, job: Job) -> None:
         """Make `job` resident here (every caller has just brought the population count up to now)."""
@@ -164,48 +167,6 @@ class Workstation(Participant):
             job.suspended += dt
         elif self.owner is not None and (self.owner.nonidle if nonidle is None else nonidle):
             job.lingering += dt
-
-    def _ship(self, job: Job, dest: int, kind: str, **fields) -> float:
-        """Send a job away: its state goes over the link, plus the fixed cost r. A job that has started carries
-        its memory image too (D bytes, its demand now) wherever it goes: a migration, a refused one sent back,
-        or one waiting in a pending pool sent on by remote execution."""
-        image = job.demand() if job.start >= 0 else 0.0
-        job.state = "in_transit"
-        at = self.send(dest, kind, {"job": job.to_state(), "sent": self.q.now, **fields}, extra=image,
-                       fixed=self.remote_cost)
-        if dest in self.index:      # count it in our view at once, so one period does not herd jobs there
-            view = self.index[dest]
-            self.index[dest] = {**view, "jobs": view["jobs"] + 1, "idle": view["idle"] - job.demand(),
-                                "foreign": view["foreign"] + (job.cls == "foreign")}
-            self.view_version += 1
-        return at
-
-    def migrate(self, job: Job, dest: int) -> None:
-        """Preemptive migration: stop the job, carry its state and memory image (r + D/B) to `dest`.
-        A job waiting for its pages or data (on the disk, or from network RAM) leaves as soon as they are in;
-        a parallel task waiting for its partners cannot move (asking for it is a policy error)."""
-        if job.id not in self.jobs or not job.migratable or (job.group, job.rank) in self.waiting:
-            raise ValueError(f"policy asked node {self.id} to migrate job {job.id}, which is {job.state}"
-                             f"{'' if job.migratable else ' and not migratable'}")
-        if job.state == "blocked":
-            self.leaving[job.id] = dest
-            return
-        self._depart(job, dest)
-
-    def _depart(self, job: Job, dest: int) -> None:
-        self._count()
-        self.owner_time(job)
-        if job.state == "suspended":
-            job.queue += self.q.now - job.since
-        elif job.state != "blocked":
-            self.cpu.remove(job)
-        del self.jobs[job.id]
-        self.foreign -= job.cls == "foreign"
-        self.memory_changed()
-        job.migrations += 1
-        at = self._ship(job, dest, "migrate")
-        self.log("migrate", job=job.id, src=self.id, dest=dest, bytes=job.demand(),
-                 cost=None if at is None else at - self.q.now)
 
     def memory_changed(self) -> None:
         """Resident demand changed: every job's next fault is redrawn (faults are memoryless in CPU time).
@@ -298,13 +259,13 @@ class Workstation(Participant):
         job, why, since = item
         setattr(job, why, getattr(job, why) + (self.q.now - since))
         if job.id in self.leaving:          # a migration asked for while it waited
-            self._depart(job, self.leaving.pop(job.id))
+            self.migration.depart(job, self.leaving.pop(job.id))
             return
         self._next_fault(job)
         self._run(job, "unblock")
 
     def _finish(self, job: Job) -> None:
-        self._count()
+        self.count_population()
         self.owner_time(job)
         job.state, job.finish = "done", self.q.now
         del self.jobs[job.id]
@@ -368,7 +329,7 @@ class Workstation(Participant):
                     self.view_version += 1
             self._view_refreshed()
         else:
-            self._count()
+            self.count_population()
             job.net += self.q.now - env.payload["sent"]
             if kind == "job_return" and job.start >= 0:     # a refused migration: it goes on where it ran
                 self._admit(job)
@@ -381,7 +342,7 @@ class Workstation(Participant):
                 self._admit(job)
             else:
                 self.log("refused", job=job.id, src=env.sender)
-                self._ship(job, env.sender, "job_return", reason="refused")
+                self.migration.ship(job, env.sender, "job_return", reason="refused")
 
     def owner_changed(self, nonidle: bool) -> None:
         """The owner came back (the node turned nonidle) or left (idle, by the recruitment threshold)."""
@@ -395,7 +356,7 @@ class Workstation(Participant):
         self.suspension.hold()
         self._retry_pending()
         for job, dest in self.policy.migrations(self):
-            self.migrate(job, dest)
+            self.migration.migrate(job, dest)
         self.ram.borrow()
 
     # -- views -----------------------------------------------------------------------------------------------
@@ -410,7 +371,7 @@ class Workstation(Participant):
                 "finished": len(self.finished), **({} if self.owner is None else {"owner_active": self.owner.nonidle})}
 
     def final(self) -> dict:
-        self._count()
+        self.count_population()
         self.cpu.replan()           # bring progress and CPU accounting up to the end
         for job in self.jobs.values():
             self.owner_time(job)

@@ -233,7 +233,7 @@ def test_a_node_whose_jobs_all_wait_for_the_disk_is_still_blocked():
 
 
 def test_a_job_waiting_for_its_pages_migrates_once_they_are_in():
-    """`Workstation.migrate` of a job blocked on the disk: the job stays until its page read completes, then goes
+    """`Migration.migrate` of a job blocked on the disk: the job stays until its page read completes, then goes
     (its time up to then is paging, and the accounting still balances)."""
     from actors.workstation import Workstation
     from emu.engine import cluster, results
