@@ -9,16 +9,19 @@ whose memory demands load the pager, and the CPU's ready set. It leaves the CPU 
 or an I/O miss (blocked on the disk), a change in its memory demand (it goes on), its end. It may be migrated
 while resident and ready. Time is charged to exactly one of cpu, queue, page, io, net, sync at every instant.
 
-Network RAM (paper 002), when the policy asks for it (`remote_memory`): `actors.network_ram`. The periodic load
-report and sample: `actors.load_report`.
+This file holds a job's stay: admission, the CPU's stops (faults, I/O, a parallel task's phases), memory and
+the end; and the messages, each handed to where it is handled. The rest are rooms of their own, each a small
+class holding the node:
 
-Jobs leaving by remote execution or migration, and refused ones sent back: `actors.migration`. Job
-suspension (a policy's `runnable`; swapped out if it `releases_memory`): `actors.suspension`.
+    actors.placement     arrivals and the pending pool: the policy's placement, the swap bound
+    actors.migration     jobs leaving: remote execution, preemptive migration, refused jobs sent back
+    actors.suspension    jobs the policy holds off the CPU, and swapped out if it `releases_memory`
+    actors.load_report   the periodic load report and sample (a row of nodes.csv)
+    actors.network_ram   paper 002's borrowing and lending of memory, when the policy asks for it
 """
 from __future__ import annotations
 
 import random
-from collections import deque
 
 from actors.cpu import FluidCPU, QuantumCPU
 from actors.disk import Disk
@@ -29,6 +32,7 @@ from actors.migration import Migration
 from actors.network_ram import NETWORK_RAM, NetworkRAM
 from actors.owner import BurstTable, Owner
 from actors.participant import Participant
+from actors.placement import Placement
 from actors.suspension import Suspension
 
 INF = float("inf")
@@ -58,7 +62,6 @@ class Workstation(Participant):
         self.area = 0.0                 # integral over time of the jobs present here (resident + pending)
         self._area_at = 0.0
         self.faults = self.io_misses = 0
-        self.replaced = 0               # finished jobs of a constant population, replaced by copies
         self.inbox: dict[tuple, int] = {}       # parallel tasks: partners' messages (group, rank, iteration) come in
         self.waiting: dict[tuple, list] = {}    # (group, rank) -> [task, iteration, messages still due, since]
         self._fault_rate = 0.0          # faults per op under the resident demand (set by memory_changed)
@@ -70,10 +73,7 @@ class Workstation(Participant):
             self, owner["utilization"], owner["nonidle"], owner["period"], BurstTable(owner["bursts"]),
             cpu["context_switch"], random.Random(owner["seed"]), fine=cpu["mode"] == "quantum")
         self.reports = LoadReports(self, spec)  # the periodic load report and sample (after the owner: it adds)
-        # the jobs to arrive here, in time order, each with its place in the event order: only the next one is
-        # in the heap (a heap of every arrival of a paper-scale trace would make every event dearer)
-        self.upcoming = deque(zip(self.q.reserve(len(arrivals)), arrivals)) if arrivals else deque()
-        self._next_arrival()
+        self.placement = Placement(self, arrivals)      # arrivals and the pending pool; schedules the first
         self.q.at(spec["report_phase"], self.reports.report)     # 0, or staggered (load_index.stagger)
 
     # -- what policies read --------------------------------------------------------------------------------
@@ -91,47 +91,7 @@ class Workstation(Participant):
         self._area_at = now
 
     # -- job life --------------------------------------------------------------------------------------------
-    def _next_arrival(self) -> None:
-        if self.upcoming:
-            seq, job = self.upcoming[0]
-            self.q.at(job.arrival, self._arrive, job, seq=seq)
-
-    def _arrive(self, job: Job) -> None:
-        self.upcoming.popleft()
-        self._next_arrival()
-        self.count_population()
-        job.node, job.state, job.since = self.id, "pending", self.q.now
-        self.pending.append(job)
-        self._place(job)
-
-    def _fits(self, job: Job) -> bool:
-        """Swap bounds admission (spec 000 A7): resident demand may not exceed memory + swap. Demands are
-        those of now (the papers' jobs do not declare their memory in advance), so jobs that grow later may
-        still overcommit. An empty node takes any job, so that no job waits forever; one that overflows even
-        so is logged."""
-        if not self.jobs:
-            if not self.pager.fits(job.demand()):
-                self.log("over_swap", job=job.id, demand=job.demand())
-            return True
-        return self.pager.fits(job.demand())
-
-    def _place(self, job: Job) -> None:
-        dest = self.policy.place(job, self)
-        if dest is None or (dest == self.id and not self._fits(job)):
-            return
-        if dest != self.id and not job.migratable:
-            raise ValueError(f"policy asked node {self.id} to send job {job.id} to node {dest}; it is not migratable")
-        self.count_population()
-        self.pending.remove(job)
-        job.queue += self.q.now - job.since
-        if dest == self.id:
-            self._admit(job)
-        else:
-            job.remote_execs += 1
-            self.log("remote_exec", job=job.id, dest=dest)
-            self.migration.ship(job, dest, "remote_exec")
-
-    def _admit(self, job: Job) -> None:
+    def admit(self, job: Job) -> None:
         """Make `job` resident here (every caller has just brought the population count up to now)."""
         job.node = self.id
         if job.start < 0:
@@ -274,24 +234,8 @@ class Workstation(Participant):
         self.memory_changed()
         self.policy.finished(job, self)
         if job.closed:
-            self._replace(job)
-        self._retry_pending()
-
-    def _replace(self, job: Job) -> None:
-        """A constant population: a copy of the finished job joins this node's queue at once (behind the jobs
-        already waiting). Ids are unique without coordination: workload ids, then node + nodes x count."""
-        copy = Job(id=self.spec["job_ids"] + self.id + self.workstations * self.replaced, home=self.id,
-                   arrival=self.q.now, work=job.work, memory=job.memory, io_rate=job.io_rate, io_size=job.io_size,
-                   io_read=job.io_read, program=job.program, cls=job.cls, migratable=job.migratable, closed=True)
-        self.replaced += 1
-        copy.node, copy.since = self.id, self.q.now
-        self.pending.append(copy)
-
-    def _retry_pending(self) -> None:
-        if not self.pending or self.policy.no_room(self):
-            return
-        for job in list(self.pending):
-            self._place(job)
+            self.placement.replace(job)
+        self.placement.retry()
 
     def set_buffer_cache(self, size: float) -> None:
         """Resize the buffer cache while running (it comes out of user memory)."""
@@ -332,14 +276,14 @@ class Workstation(Participant):
             self.count_population()
             job.net += self.q.now - env.payload["sent"]
             if kind == "job_return" and job.start >= 0:     # a refused migration: it goes on where it ran
-                self._admit(job)
+                self.admit(job)
             elif kind == "job_return":
                 job.state, job.since = "pending", self.q.now
                 self.pending.append(job)
-            elif self._fits(job) and self.policy.accept(job, self):
+            elif self.placement.fits(job) and self.policy.accept(job, self):
                 if kind == "migrate":      # where a moved job's stay here begins (on a bus only the receiver knows)
                     self.log("migrated_in", job=job.id, src=env.sender)
-                self._admit(job)
+                self.admit(job)
             else:
                 self.log("refused", job=job.id, src=env.sender)
                 self.migration.ship(job, env.sender, "job_return", reason="refused")
@@ -354,7 +298,7 @@ class Workstation(Participant):
 
     def _view_refreshed(self) -> None:
         self.suspension.hold()
-        self._retry_pending()
+        self.placement.retry()
         for job, dest in self.policy.migrations(self):
             self.migration.migrate(job, dest)
         self.ram.borrow()
@@ -393,6 +337,6 @@ class Workstation(Participant):
                           "area": self.area, "faults": self.faults, "io_misses": self.io_misses,
                           "disk_busy": self.disk.busy, "bytes_sent": self.nic.bytes_sent,
                           "messages": self.nic.messages, "lateness": self.lateness, "speed": self.speed,
-                          "not_arrived": [job.id for _, job in self.upcoming],
-                          "replaced": self.replaced,
+                          "not_arrived": [job.id for _, job in self.placement.upcoming],
+                          "replaced": self.placement.replaced,
                           "done_on_unfinished": sum(j.done for j in self.jobs.values())}}
