@@ -4,15 +4,22 @@ Every load-index period a workstation samples its load (a row of nodes.csv) and 
 which broadcasts every node's latest report back as the index the policies read; under gossip, its own view
 to a few random peers; with a policy that reads no index, to nobody. `load()` is the same report as of now.
 
-A report is a dict of `emu.engine.samples.REPORT`'s fields, then those an owner and the policy add; a sample
-is the same values as a tuple, then `TAIL`'s (dicts only where a report leaves the node or has more fields:
-a paper-scale run takes hundreds of thousands of samples). The receivers of one broadcast in this process
-share one view of it (`shared_view`).
+A report is a dict of `REPORT`'s fields, then those an owner and the policy add; a sample is the same values
+as a tuple, then `TAIL`'s (dicts only where a report leaves the node or has more fields: a paper-scale run
+takes hundreds of thousands of samples). `emu.engine.samples` gathers every node's samples into nodes.csv. The
+receivers of one broadcast in this process share one view of it (`shared_view`).
 """
 from __future__ import annotations
 
-from emu.engine.samples import REPORT, TAIL
 from policies.base import Policy
+
+# a load report's fields in the order a sample begins with them (`LoadReports.values`); `node` and `time`
+# come first, which nodes.csv's sort relies on
+REPORT = ("node", "time", "jobs", "ready", "pending", "speed", "memory", "demand", "idle", "cpu_util",
+          "fault_rate", "foreign")
+# what a sample adds to the report: disk queue, guest bytes held for others, network RAM used, disk
+# utilization over the period, bytes sent so far
+TAIL = ("disk_queue", "guest", "remote", "disk_util", "net_bytes")
 
 _VIEW: list = [None, {}]     # the last load index broadcast and its view by node, shared by its receivers
 

@@ -1,24 +1,16 @@
 """nodes.csv: every workstation's samples at the load-report period as one table, and the cluster's series per
 period that the metrics read (idle memory, memory demand, balance skew, blocked nodes).
 
-A workstation takes its sample as a tuple (its load report's values, then `TAIL`) under one list of column
-names, not as a dict: a paper-scale run takes hundreds of thousands of samples, and a dict each cost more than
-the sample. `Samples` holds all of them in (time, node) order; iterating it gives each row as a dict, as
-nodes.csv reads back.
+A workstation takes its sample as a tuple (its load report's values, then `TAIL`'s; both are defined where the
+sample is taken, `actors.load_report`, `node` and `time` first) under one list of column names, not as a dict:
+a paper-scale run takes hundreds of thousands of samples, and a dict each cost more than the sample. `Samples`
+holds all of them in (time, node) order; iterating it gives each row as a dict, as nodes.csv reads back.
 """
 from __future__ import annotations
 
 from operator import itemgetter
 
 import numpy as np
-
-# a load report's fields in the order a sample begins with them (`LoadReports.values`); `node` and `time`
-# come first, which the table's sort relies on
-REPORT = ("node", "time", "jobs", "ready", "pending", "speed", "memory", "demand", "idle", "cpu_util",
-          "fault_rate", "foreign")
-# what a sample adds to the report: disk queue, guest bytes held for others, network RAM used, disk
-# utilization over the period, bytes sent so far
-TAIL = ("disk_queue", "guest", "remote", "disk_util", "net_bytes")
 
 
 class Samples:
