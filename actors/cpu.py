@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Callable
 
 from actors.job import CLASSES, Job
-from emu.kernel import EventQueue, Timer
+from emu.engine.kernel import EventQueue, Timer
 
 EPS = 1e-9
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from emu.kernel import EventQueue
+from emu.engine.kernel import EventQueue
 
 
 class Disk:

@@ -1,7 +1,7 @@
 """A job: its demands, where it is in its life, and its accounting. All of it serializes to a plain map
 (msgpack) so that a running job can stop on one workstation and resume on another.
 
-Work is in operations (see `emu.units`); a job with `work` ops runs `work / speed` seconds on a CPU of
+Work is in operations (see `emu.inputs.units`); a job with `work` ops runs `work / speed` seconds on a CPU of
 `speed` op/s. Memory demand changes over the job's life: `memory` is a step profile of
 `(fraction of work done, bytes)` points, the demand at progress f being that of the last point at or before f.
 Explicit I/O is `io_rate` requests per op of work, each of `io_size` bytes, a share `io_read` of them reads.
@@ -16,11 +16,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, fields
 
-from emu.envelope import MessageError
+from emu.engine.envelope import MessageError
 
 # The states a job can be in when a run ends (`summary.json` counts them; none may be missing).
 # "suspended": resident but kept off the CPU by its policy (an owner came back: paper 004's eviction rules).
-# "lost": the job was on a workstation whose Ray node died (or on its way there); see emu.results.lost_jobs.
+# "lost": the job was on a workstation whose Ray node died (or on its way there); see emu.engine.results.lost_jobs.
 STATES = ("pending", "ready", "running", "blocked", "suspended", "in_transit", "done", "lost")
 # Priority classes: a lower number runs first (strict priority). Owner/local work preempts foreign work.
 CLASSES = {"local": 0, "foreign": 1}

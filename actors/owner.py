@@ -2,7 +2,7 @@
 workload, spec 004 §2-3).
 
 Coarse level: one sample every `period` (2 s in the paper) of the owner's CPU utilization u and whether the
-node is *nonidle* (the owner is about, by the paper's recruitment threshold; `emu.owners` applies that rule
+node is *nonidle* (the owner is about, by the paper's recruitment threshold; `emu.inputs.owners` applies that rule
 or reads the flag from a trace). The samples repeat from the start if the run outlives them.
 
 Fine level: within a sample, the owner alternates *run bursts* (some local process wants the CPU) and *idle

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from actors.job import Job
 from actors.nic import NetworkInterface
-from emu.envelope import ALL, Envelope, MessageError, packed
-from emu.kernel import MESSAGE, EventQueue
+from emu.engine.envelope import ALL, Envelope, MessageError, packed
+from emu.engine.kernel import MESSAGE, EventQueue
 
 HEADER_BYTES = 40     # the envelope's own fields on the wire
 _new = tuple.__new__  # an Envelope from its fields, without NamedTuple's Python-level __new__ (a message's hot path)
@@ -107,7 +107,7 @@ class Participant:
         self.events.append({"time": self.q.now, "event": kind, "node": self.id, **fields})
 
     def snapshot(self, recent: int = 8) -> dict:
-        """What the live view shows (see `emu.view` for every key). Read without changing anything, so that a
+        """What the live view shows (see `emu.tools.view` for every key). Read without changing anything, so that a
         run watched is the run unwatched; small, as paced actors post it over Ray several times a second: the
         count of events and only the last `recent`, late messages as a count per kind."""
         return {"node": self.id, "now": self.q.now, "events": len(self.events), "recent": self.events[-recent:],

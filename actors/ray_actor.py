@@ -2,12 +2,12 @@
 encoded message batches and, in the paced runtime, maps wall time to virtual time.
 
 A `Host` holds a group of participants on one shared event heap, as the inline runtime holds them all
-(`emu.inline`): one participant per host by default (a workstation is an actor), or several (`nowemu run
+(`emu.engine.inline`): one participant per host by default (a workstation is an actor), or several (`nowemu run
 --actors K`) when there are more workstations than CPUs and Ray calls, not the model, would take the time.
 Messages between participants of one host go straight into the heap (through the codec, as inline); only
 those between hosts go through Ray: one call per destination host per turn, a broadcast's batch once per host.
 
-Stepped: the driver calls `step(until, batches)` once per window (one participant per host; `emu.conservative`).
+Stepped: the driver calls `step(until, batches)` once per window (one participant per host; `emu.engine.conservative`).
 Paced: `run_paced(epoch, speed, stop_time, board, phase)` loops on its own: virtual now = (wall - epoch) *
 speed; it processes what is due, sends what its participants sent (at most MAX_IN_FLIGHT calls outstanding),
 and sleeps until its next event or until a message arrives; a host that has fallen behind still yields to
@@ -39,10 +39,10 @@ from collections import defaultdict
 import numpy as np
 import ray
 
-from emu.cluster import make
-from emu.conservative import step
-from emu.envelope import decode_batch, destinations, encode_batch
-from emu.kernel import FN, LOCAL, Heap
+from emu.engine.cluster import make
+from emu.engine.conservative import step
+from emu.engine.envelope import decode_batch, destinations, encode_batch
+from emu.engine.kernel import FN, LOCAL, Heap
 
 SPIN = 0.0015             # the last stretch before an event, slept in SLICEs (asyncio's timers have a ~1 ms floor)
 SLICE = 0.0002
@@ -176,7 +176,7 @@ class Host:
         return board.post.remote([{**p.snapshot(), "lateness_p99": p99} for p in self.parts.values()])
 
     def _advance(self, vnow: float, epoch: float, speed: float) -> None:
-        """Process every event before `vnow` in order, on the shared heap (emu.inline's loop), recording each
+        """Process every event before `vnow` in order, on the shared heap (emu.engine.inline's loop), recording each
         local event's wall lateness as it starts."""
         entries, late, clock = self.heap.entries, self.lateness.append, time.time
         for p in self.parts.values():      # a model that ends several steps in one event stays below it

@@ -9,39 +9,33 @@ whose memory demands load the pager, and the CPU's ready set. It leaves the CPU 
 or an I/O miss (blocked on the disk), a change in its memory demand (it goes on), its end. It may be migrated
 while resident and ready. Time is charged to exactly one of cpu, queue, page, io, net, sync at every instant.
 
-Network RAM (paper 002), when the policy asks for it (`remote_memory`): `actors.network_ram`.
+This file holds a job's stay: admission, the CPU's stops (faults, I/O, a parallel task's phases), memory and
+the end; and the messages, each handed to where it is handled. The rest are rooms of their own, each a small
+class holding the node:
 
-Job suspension (a policy that `releases_memory`): a suspended job's memory is swapped out, written to the disk,
-and read back before it runs again.
+    actors.placement     arrivals and the pending pool: the policy's placement, the swap bound
+    actors.migration     jobs leaving: remote execution, preemptive migration, refused jobs sent back
+    actors.suspension    jobs the policy holds off the CPU, and swapped out if it `releases_memory`
+    actors.load_report   the periodic load report and sample (a row of nodes.csv)
+    actors.network_ram   paper 002's borrowing and lending of memory, when the policy asks for it
 """
 from __future__ import annotations
 
-import math
 import random
-from collections import deque
 
 from actors.cpu import FluidCPU, QuantumCPU
 from actors.disk import Disk
 from actors.job import Job
+from actors.load_report import LoadReports, shared_view
 from actors.memory import Pager
+from actors.migration import Migration
 from actors.network_ram import NETWORK_RAM, NetworkRAM
 from actors.owner import BurstTable, Owner
 from actors.participant import Participant
-from emu.samples import REPORT, TAIL
-from policies.base import Policy
+from actors.placement import Placement
+from actors.suspension import Suspension
 
 INF = float("inf")
-
-
-_VIEW: list = [None, {}]     # the last load index broadcast and its view by node, shared by its receivers
-
-
-def shared_view(reports: list) -> dict:
-    """A broadcast load index as {node: report}, built once for all the receivers of one broadcast in this
-    process (they get the same payload, read-only); each takes a copy to make its own view of the others."""
-    if _VIEW[0] is not reports:
-        _VIEW[0], _VIEW[1] = reports, {r["node"]: r for r in reports}
-    return _VIEW[1]
 
 
 class Workstation(Participant):
@@ -59,37 +53,28 @@ class Workstation(Participant):
         self.disk = Disk(self.q, disk["seek"], disk["rotation"], disk["bandwidth"], disk["queueing"])
         self.remote_cost = net["remote_exec_cost"]
         self.period = spec["report_period"]
-        self.gossip_fanout = spec["gossip_fanout"]
-        self.exchange = spec["exchange"]       # "collector", "gossip" or "none" (a policy that reads no index)
         self.jobs: dict[int, Job] = {}
         self.foreign = 0                    # how many of them are foreign jobs (the load report's field)
         self.pending: list[Job] = []
         self.index: dict[int, dict] = {}
         self.view_version = 0               # counts changes to `index`, so that policies may cache what they read
         self.reported: dict | None = None   # this node's own report as the collector last broadcast it
-        # per load-report period, a row of nodes.csv (`emu.samples`): the report's values, then TAIL's
-        self.samples: list[tuple] = []
-        self.sample_keys: tuple | None = None       # its columns, if not REPORT + TAIL: known at the first sample
-        # no owner and the policy's report is the base one: a report has REPORT's fields only
-        self.plain = owner is None and type(policy).report is Policy.report
         self.area = 0.0                 # integral over time of the jobs present here (resident + pending)
         self._area_at = 0.0
         self.faults = self.io_misses = 0
-        self.replaced = 0               # finished jobs of a constant population, replaced by copies
         self.inbox: dict[tuple, int] = {}       # parallel tasks: partners' messages (group, rank, iteration) come in
         self.waiting: dict[tuple, list] = {}    # (group, rank) -> [task, iteration, messages still due, since]
-        self._fault_rate = 0.0          # faults per op under the resident demand (set by _memory_changed)
+        self._fault_rate = 0.0          # faults per op under the resident demand (set by memory_changed)
         self.ram = NetworkRAM(self)             # network RAM: what this node borrows and lends (paper 002)
         self.leaving: dict[int, int] = {}       # job id -> destination: migrates once its pages are in
-        self._last = (0.0, 0.0, 0, 0.0)     # at the last report: time, CPU busy, faults, disk busy
+        self.migration = Migration(self)        # jobs leaving: remote execution, migration, refusals
+        self.suspension = Suspension(self)      # jobs held off the CPU (and swapped out) by the policy
         self.owner = None if owner is None else Owner(
             self, owner["utilization"], owner["nonidle"], owner["period"], BurstTable(owner["bursts"]),
             cpu["context_switch"], random.Random(owner["seed"]), fine=cpu["mode"] == "quantum")
-        # the jobs to arrive here, in time order, each with its place in the event order: only the next one is
-        # in the heap (a heap of every arrival of a paper-scale trace would make every event dearer)
-        self.upcoming = deque(zip(self.q.reserve(len(arrivals)), arrivals)) if arrivals else deque()
-        self._next_arrival()
-        self.q.at(spec["report_phase"], self._report)     # 0, or staggered (load_index.stagger)
+        self.reports = LoadReports(self, spec)  # the periodic load report and sample (after the owner: it adds)
+        self.placement = Placement(self, arrivals)      # arrivals and the pending pool; schedules the first
+        self.q.at(spec["report_phase"], self.reports.report)     # 0, or staggered (load_index.stagger)
 
     # -- what policies read --------------------------------------------------------------------------------
     def peers(self) -> range:
@@ -97,79 +82,16 @@ class Workstation(Participant):
 
     def load(self) -> dict:
         """This node's load report (the papers' load index entry), with the policy's own fields."""
-        return self._load(self.cpu.busy_time())
-
-    def _load(self, busy_now: float) -> dict:
-        return self._extend(dict(zip(REPORT, self._values(busy_now))))      # zip: REPORT's fields only
-
-    def _extend(self, report: dict) -> dict:
-        """The fields an owner and the policy add to a load report."""
-        if self.owner is not None:
-            report.update(self.owner.report())
-        report.update(self.policy.report(self))
-        return report
-
-    def _values(self, busy_now: float) -> tuple:
-        """A row of nodes.csv: the load report's own fields (`emu.samples.REPORT`), then TAIL's."""
-        now, pager, disk = self.q.now, self.pager, self.disk
-        since, busy, faults, disk_busy = self._last
-        span = now - since
-        return (self.id, now, len(self.jobs), self.cpu.queue_length(), len(self.pending), self.speed,
-                pager.user_memory, pager.demand, pager.idle, (busy_now - busy) / span if span > 0 else 0.0,
-                (self.faults - faults) / span if span > 0 else 0.0,
-                self.foreign,
-                disk.waiting, pager.guest, sum(pager.remote.values()) if pager.remote else 0,
-                (disk.busy - disk_busy) / self.period,
-                self.nic.bytes_sent)
+        return self.reports.load()
 
     # -- population accounting (Little's law) ----------------------------------------------------------------
-    def _count(self) -> None:
+    def count_population(self) -> None:
         now = self.q.now
         self.area += (len(self.jobs) + len(self.pending)) * (now - self._area_at)
         self._area_at = now
 
     # -- job life --------------------------------------------------------------------------------------------
-    def _next_arrival(self) -> None:
-        if self.upcoming:
-            seq, job = self.upcoming[0]
-            self.q.at(job.arrival, self._arrive, job, seq=seq)
-
-    def _arrive(self, job: Job) -> None:
-        self.upcoming.popleft()
-        self._next_arrival()
-        self._count()
-        job.node, job.state, job.since = self.id, "pending", self.q.now
-        self.pending.append(job)
-        self._place(job)
-
-    def _fits(self, job: Job) -> bool:
-        """Swap bounds admission (spec 000 A7): resident demand may not exceed memory + swap. Demands are
-        those of now (the papers' jobs do not declare their memory in advance), so jobs that grow later may
-        still overcommit. An empty node takes any job, so that no job waits forever; one that overflows even
-        so is logged."""
-        if not self.jobs:
-            if not self.pager.fits(job.demand()):
-                self.log("over_swap", job=job.id, demand=job.demand())
-            return True
-        return self.pager.fits(job.demand())
-
-    def _place(self, job: Job) -> None:
-        dest = self.policy.place(job, self)
-        if dest is None or (dest == self.id and not self._fits(job)):
-            return
-        if dest != self.id and not job.migratable:
-            raise ValueError(f"policy asked node {self.id} to send job {job.id} to node {dest}; it is not migratable")
-        self._count()
-        self.pending.remove(job)
-        job.queue += self.q.now - job.since
-        if dest == self.id:
-            self._admit(job)
-        else:
-            job.remote_execs += 1
-            self.log("remote_exec", job=job.id, dest=dest)
-            self._ship(job, dest, "remote_exec")
-
-    def _admit(self, job: Job) -> None:
+    def admit(self, job: Job) -> None:
         """Make `job` resident here (every caller has just brought the population count up to now)."""
         job.node = self.id
         if job.start < 0:
@@ -185,62 +107,19 @@ class Workstation(Participant):
         self.jobs[job.id] = job
         self.foreign += job.cls == "foreign"
         job.fault_at = INF
-        self._memory_changed()
+        self.memory_changed()
         self._set_stop(job)
         self._run(job, "arrival")
 
     def _run(self, job: Job, reason: str) -> None:
         """A resident job wants the CPU: it gets in line, unless its policy holds it off (suspended)."""
-        self._owner_time(job)
+        self.owner_time(job)
         if self.policy.runnable(job, self):
             self.cpu.add(job, reason)
         else:
-            self._suspend(job)
+            self.suspension.suspend(job)
 
-    def _hold(self) -> None:
-        """Ask the policy again which resident jobs may run (the owner came or went, the load index was
-        refreshed): suspend or resume them. Time suspended is time waiting (`queue`). A policy that never holds
-        a job off (its `runnable` is the base one) has nothing to answer."""
-        if type(self.policy).runnable is Policy.runnable:
-            return
-        for job in list(self.jobs.values()):
-            runnable = self.policy.runnable(job, self)
-            if job.state == "suspended" and runnable:
-                self._owner_time(job)
-                self._resume(job)
-            elif job.state in ("ready", "running") and not runnable:
-                self._owner_time(job)
-                self.cpu.remove(job)
-                self._suspend(job)
-
-    def _suspend(self, job: Job) -> None:
-        """Hold a job off the CPU. If the policy `releases_memory`, it is swapped out: its memory leaves the
-        node's demand and is written to the disk (nothing waits for the write)."""
-        job.state, job.since = "suspended", self.q.now
-        self.log("suspend", job=job.id)
-        if self.policy.releases_memory:
-            self._memory_changed()
-            self._swap(job, None)
-
-    def _resume(self, job: Job) -> None:
-        """Let a suspended job run again; one that was swapped out first reads its memory back (page time)."""
-        job.queue += self.q.now - job.since
-        self.log("resume", job=job.id)
-        if self.policy.releases_memory:
-            job.state = "blocked"
-            self._memory_changed()
-            self._swap(job, self.unblock)
-        else:
-            self.cpu.add(job, "resume")
-
-    def _swap(self, job: Job, done) -> None:
-        """Write out or read back a job's memory: one disk access per fault burst's worth of pages (as a fault
-        burst reads its pages), plus the transfer."""
-        burst = self.pager.page_size * self.pager.fault_batch
-        self.disk.submit(job.demand(), done or (lambda _: None), (job, "page", self.q.now),
-                         max(1, math.ceil(job.demand() / burst)))
-
-    def _owner_time(self, job: Job, nonidle: bool | None = None) -> None:
+    def owner_time(self, job: Job, nonidle: bool | None = None) -> None:
         """Bring a resident job's lingering and suspended time (paper 004's Fig. 10) up to now; `nonidle` is
         the node's state since the last account (default: as it is now)."""
         dt, job.mark = self.q.now - job.mark, self.q.now
@@ -249,49 +128,7 @@ class Workstation(Participant):
         elif self.owner is not None and (self.owner.nonidle if nonidle is None else nonidle):
             job.lingering += dt
 
-    def _ship(self, job: Job, dest: int, kind: str, **fields) -> float:
-        """Send a job away: its state goes over the link, plus the fixed cost r. A job that has started carries
-        its memory image too (D bytes, its demand now) wherever it goes: a migration, a refused one sent back,
-        or one waiting in a pending pool sent on by remote execution."""
-        image = job.demand() if job.start >= 0 else 0.0
-        job.state = "in_transit"
-        at = self.send(dest, kind, {"job": job.to_state(), "sent": self.q.now, **fields}, extra=image,
-                       fixed=self.remote_cost)
-        if dest in self.index:      # count it in our view at once, so one period does not herd jobs there
-            view = self.index[dest]
-            self.index[dest] = {**view, "jobs": view["jobs"] + 1, "idle": view["idle"] - job.demand(),
-                                "foreign": view["foreign"] + (job.cls == "foreign")}
-            self.view_version += 1
-        return at
-
-    def migrate(self, job: Job, dest: int) -> None:
-        """Preemptive migration: stop the job, carry its state and memory image (r + D/B) to `dest`.
-        A job waiting for its pages or data (on the disk, or from network RAM) leaves as soon as they are in;
-        a parallel task waiting for its partners cannot move (asking for it is a policy error)."""
-        if job.id not in self.jobs or not job.migratable or (job.group, job.rank) in self.waiting:
-            raise ValueError(f"policy asked node {self.id} to migrate job {job.id}, which is {job.state}"
-                             f"{'' if job.migratable else ' and not migratable'}")
-        if job.state == "blocked":
-            self.leaving[job.id] = dest
-            return
-        self._depart(job, dest)
-
-    def _depart(self, job: Job, dest: int) -> None:
-        self._count()
-        self._owner_time(job)
-        if job.state == "suspended":
-            job.queue += self.q.now - job.since
-        elif job.state != "blocked":
-            self.cpu.remove(job)
-        del self.jobs[job.id]
-        self.foreign -= job.cls == "foreign"
-        self._memory_changed()
-        job.migrations += 1
-        at = self._ship(job, dest, "migrate")
-        self.log("migrate", job=job.id, src=self.id, dest=dest, bytes=job.demand(),
-                 cost=None if at is None else at - self.q.now)
-
-    def _memory_changed(self) -> None:
+    def memory_changed(self) -> None:
         """Resident demand changed: every job's next fault is redrawn (faults are memoryless in CPU time).
         While nothing overflows, before and after, there is nothing to redraw."""
         pager, jobs = self.pager, self.jobs.values()
@@ -349,7 +186,7 @@ class Workstation(Participant):
             self.io_misses += 1
             self._block(job, "io", job.io_size)
             return False
-        self._memory_changed()      # a step in its memory demand
+        self.memory_changed()      # a step in its memory demand
         self._set_stop(job)
         return True
 
@@ -382,45 +219,29 @@ class Workstation(Participant):
         job, why, since = item
         setattr(job, why, getattr(job, why) + (self.q.now - since))
         if job.id in self.leaving:          # a migration asked for while it waited
-            self._depart(job, self.leaving.pop(job.id))
+            self.migration.depart(job, self.leaving.pop(job.id))
             return
         self._next_fault(job)
         self._run(job, "unblock")
 
     def _finish(self, job: Job) -> None:
-        self._count()
-        self._owner_time(job)
+        self.count_population()
+        self.owner_time(job)
         job.state, job.finish = "done", self.q.now
         del self.jobs[job.id]
         self.foreign -= job.cls == "foreign"
         self.finished.append(job)
-        self._memory_changed()
+        self.memory_changed()
         self.policy.finished(job, self)
         if job.closed:
-            self._replace(job)
-        self._retry_pending()
-
-    def _replace(self, job: Job) -> None:
-        """A constant population: a copy of the finished job joins this node's queue at once (behind the jobs
-        already waiting). Ids are unique without coordination: workload ids, then node + nodes x count."""
-        copy = Job(id=self.spec["job_ids"] + self.id + self.workstations * self.replaced, home=self.id,
-                   arrival=self.q.now, work=job.work, memory=job.memory, io_rate=job.io_rate, io_size=job.io_size,
-                   io_read=job.io_read, program=job.program, cls=job.cls, migratable=job.migratable, closed=True)
-        self.replaced += 1
-        copy.node, copy.since = self.id, self.q.now
-        self.pending.append(copy)
-
-    def _retry_pending(self) -> None:
-        if not self.pending or self.policy.no_room(self):
-            return
-        for job in list(self.pending):
-            self._place(job)
+            self.placement.replace(job)
+        self.placement.retry()
 
     def set_buffer_cache(self, size: float) -> None:
         """Resize the buffer cache while running (it comes out of user memory)."""
         self.cpu.replan()
         self.pager.buffer_cache = size
-        self._memory_changed()
+        self.memory_changed()
 
     # -- messages --------------------------------------------------------------------------------------------
     def _receive(self, item) -> None:
@@ -452,75 +273,52 @@ class Workstation(Participant):
                     self.view_version += 1
             self._view_refreshed()
         else:
-            self._count()
+            self.count_population()
             job.net += self.q.now - env.payload["sent"]
             if kind == "job_return" and job.start >= 0:     # a refused migration: it goes on where it ran
-                self._admit(job)
+                self.admit(job)
             elif kind == "job_return":
                 job.state, job.since = "pending", self.q.now
                 self.pending.append(job)
-            elif self._fits(job) and self.policy.accept(job, self):
+            elif self.placement.fits(job) and self.policy.accept(job, self):
                 if kind == "migrate":      # where a moved job's stay here begins (on a bus only the receiver knows)
                     self.log("migrated_in", job=job.id, src=env.sender)
-                self._admit(job)
+                self.admit(job)
             else:
                 self.log("refused", job=job.id, src=env.sender)
-                self._ship(job, env.sender, "job_return", reason="refused")
+                self.migration.ship(job, env.sender, "job_return", reason="refused")
 
     def owner_changed(self, nonidle: bool) -> None:
         """The owner came back (the node turned nonidle) or left (idle, by the recruitment threshold)."""
         self.log("nonidle" if nonidle else "idle")
         for job in self.jobs.values():          # their time so far was in the state the owner just left
-            self._owner_time(job, not nonidle)
-        self._hold()
+            self.owner_time(job, not nonidle)
+        self.suspension.hold()
         self._view_refreshed()
 
     def _view_refreshed(self) -> None:
-        self._hold()
-        self._retry_pending()
+        self.suspension.hold()
+        self.placement.retry()
         for job, dest in self.policy.migrations(self):
-            self.migrate(job, dest)
+            self.migration.migrate(job, dest)
         self.ram.borrow()
-
-    # -- periodic load report and sample ---------------------------------------------------------------------
-    def _report(self, _=None) -> None:
-        """Sample this node's load (a row of nodes.csv) and report it. The report is a dict only where it is
-        sent or has fields beyond `REPORT` (an owner's, the policy's)."""
-        busy = self.cpu.busy_time()
-        row = self._values(busy)
-        if self.plain:
-            report = None if self.exchange == "none" else dict(zip(REPORT, row))
-            self.samples.append(row)
-        else:
-            report = self._extend(dict(zip(REPORT, row)))
-            self.samples.append((*report.values(), *row[len(REPORT):]))
-            if self.sample_keys is None:
-                self.sample_keys = tuple(report) + TAIL
-        self._last = (self.q.now, busy, self.faults, self.disk.busy)
-        if self.exchange == "collector":
-            self.send(self.collector, "load_report", {"report": report})
-        elif self.exchange == "gossip":
-            view = list(self.index.values()) + [report]
-            for peer in self.rng.sample([p for p in self.peers() if p != self.id],
-                                        min(self.gossip_fanout, self.workstations - 1)):
-                self.send(peer, "load_report", {"report": view})
-        self.q.at(self.q.now + self.period, self._report)
 
     # -- views -----------------------------------------------------------------------------------------------
     def snapshot(self) -> dict:
         """Counts as of now; CPU utilization and fault rate over the last load-report period, as reading them
         now would settle the CPU, and its rounding would make a watched run differ from an unwatched one."""
-        cpu_util, fault_rate = self.samples[-1][9:11] if self.samples else (0.0, 0.0)   # REPORT's places
+        samples = self.reports.samples
+        cpu_util, fault_rate = samples[-1][9:11] if samples else (0.0, 0.0)     # REPORT's places
         return {**super().snapshot(), "role": "workstation", "jobs": len(self.jobs), "ready": self.cpu.queue_length(),
                 "pending": len(self.pending), "memory": self.pager.user_memory, "demand": self.pager.demand,
                 "cpu_util": cpu_util, "fault_rate": fault_rate, "disk_queue": self.disk.waiting,
                 "finished": len(self.finished), **({} if self.owner is None else {"owner_active": self.owner.nonidle})}
 
     def final(self) -> dict:
-        self._count()
+        self.count_population()
         self.cpu.replan()           # bring progress and CPU accounting up to the end
         for job in self.jobs.values():
-            self._owner_time(job)
+            self.owner_time(job)
             if job.state == "suspended":
                 job.queue += self.q.now - job.since
                 job.since = self.q.now
@@ -531,7 +329,7 @@ class Workstation(Participant):
         owner = None if self.owner is None else self.owner.stats()
         owner_work = self.owner.process.done if self.owner is not None and self.owner.fine else 0.0
         return {"node": self.id, "role": "workstation", "jobs": [j.record() for j in jobs],
-                "samples": (self.sample_keys or REPORT + TAIL, self.samples),
+                "samples": self.reports.final(),
                 "events": self.events,
                 "stats": {"busy": self.cpu.busy_time() + (owner["solo"] if owner else 0.0),
                           "work": self.cpu.work - owner_work,
@@ -539,6 +337,6 @@ class Workstation(Participant):
                           "area": self.area, "faults": self.faults, "io_misses": self.io_misses,
                           "disk_busy": self.disk.busy, "bytes_sent": self.nic.bytes_sent,
                           "messages": self.nic.messages, "lateness": self.lateness, "speed": self.speed,
-                          "not_arrived": [job.id for _, job in self.upcoming],
-                          "replaced": self.replaced,
+                          "not_arrived": [job.id for _, job in self.placement.upcoming],
+                          "replaced": self.placement.replaced,
                           "done_on_unfinished": sum(j.done for j in self.jobs.values())}}

@@ -1,3 +1,3 @@
-from emu.cli import main
+from emu.tools.cli import main
 
 raise SystemExit(main())

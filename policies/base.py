@@ -36,7 +36,7 @@ for the results at the load-index period). With no index refresh to prompt it, s
 pending pool when a job completes (where memory and a job slot come free), not also once a period.
 
 Parameters are declared in `PARAMS` as `name: (kind, default, meaning)`, kind one of the unit kinds of
-`emu.units` or "int", "number", "bool", "str"; the scenario loader checks them and converts units.
+`emu.inputs.units` or "int", "number", "bool", "str"; the scenario loader checks them and converts units.
 """
 from __future__ import annotations
 

@@ -112,7 +112,7 @@ class LoadSharing(Policy):
     @staticmethod
     def movable(node) -> list:
         """The resident jobs a migration may take: a page-faulting job spends most of its time waiting for the
-        disk, and goes as soon as its pages are in (`Workstation.migrate`)."""
+        disk, and goes as soon as its pages are in (`Migration.migrate`)."""
         return [j for j in node.jobs.values() if j.migratable and j.state != "suspended"]
 
     def blocked(self, node) -> bool:

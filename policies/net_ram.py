@@ -6,7 +6,7 @@ The allocation is spec 002 §4.3's loop, reconstructed (the printed one never en
 neither held nor asked for, ask the peer of most idle memory in this node's view for min(overflow left, its
 idle memory). Views are a load period old, so a host grants only what is idle when the request arrives; what
 is refused is asked again, of the next best peer, at the next refresh. Hosts evict guest pages as soon as their
-own jobs need the memory (the workstation's local-priority rule; see actors/workstation.py).
+own jobs need the memory (the workstation's local-priority rule; see actors/network_ram.py).
 """
 from policies.base import Policy
 

@@ -10,19 +10,19 @@ SCENARIOS = ROOT / "scenarios"
 @pytest.fixture(scope="session")
 def ray_local():
     """One embedded Ray for the whole test session (about 5 s to start)."""
-    from emu.ray_runtime import start_ray
+    from emu.engine.ray_runtime import start_ray
     ray = start_ray()
     yield ray
     ray.shutdown()
 
 
 def load(name: str, *overrides: str) -> dict:
-    from emu import scenario
+    from emu.inputs import scenario
     return scenario.load(SCENARIOS / name, list(overrides))
 
 
 def run(name: str, *overrides: str, runtime: str = "inline", **kw) -> dict:
-    from emu import run as runner
+    from emu.engine import run as runner
     return runner.run(load(name, *overrides), runtime=runtime, **kw)
 
 

@@ -39,8 +39,9 @@ VARYING = ("wall_time", "file")     # summary fields that differ between identic
 
 
 def _run_one(name: str, out: str) -> str:
-    from emu import results, scenario
-    from emu.run import run
+    from emu.engine import results
+    from emu.engine.run import run
+    from emu.inputs import scenario
     path, overrides = SET[name]
     results.write(run(scenario.load(SCENARIOS / path, overrides), "inline"), Path(out) / name)
     return name

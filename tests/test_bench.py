@@ -2,7 +2,7 @@
 processes, speed-ups against the baseline's own runs, and "not measured" (never "met") without a baseline."""
 import pytest
 
-from emu.bench_model import render, verdicts
+from emu.tools.bench_model import render, verdicts
 
 
 def _row(process, wall, done=100):

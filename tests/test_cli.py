@@ -45,7 +45,7 @@ def test_wrong_argument_is_one_line():
 
 
 def test_bench_without_simpy_says_what_to_install(monkeypatch, capsys, tmp_path):
-    from emu import cli
+    from emu.tools import cli
     monkeypatch.setitem(sys.modules, "simpy", None)              # as on a machine without the bench extra
     assert cli.main(["bench", "--quick", "--out", str(tmp_path / "b.md")]) == 2
     err = capsys.readouterr().err
@@ -53,7 +53,7 @@ def test_bench_without_simpy_says_what_to_install(monkeypatch, capsys, tmp_path)
 
 
 def test_report_head_reads_back_what_it_writes():
-    from emu.reproduce import _head, read_head
+    from emu.tools.reproduce import _head, read_head
     for resumed in (0, 17):
         text = "Written by `nowemu reproduce p000` " + _head("2026-11-24 18:55 UTC", 60, "inline", 3269.4, 1937.2,
                                                              resumed) + " on vm (Linux)."
@@ -65,8 +65,8 @@ def test_report_head_reads_back_what_it_writes():
 def test_bench_reads_the_head_of_every_full_reproduction_report():
     """docs/benchmarks.md's table of full reproductions comes from the reports' heads: a change to the head
     that the bench cannot read must fail here, not leave the table empty."""
-    from emu import bench
-    from emu.reproduce import DOCS
+    from emu.tools import bench
+    from emu.tools.reproduce import DOCS
     full = sorted(p.name for p in DOCS.glob("p*.md") if not p.stem.endswith("-quick"))
     rows = bench.reproductions()
     assert full and sorted(r["report"].rsplit("/", 1)[1] for r in rows) == full

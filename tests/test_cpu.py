@@ -3,7 +3,7 @@ import pytest
 
 from actors.cpu import FluidCPU, QuantumCPU
 from actors.job import Job
-from emu.kernel import EventQueue
+from emu.engine.kernel import EventQueue
 
 
 def make(cpu_cls, speed=1.0, slice_=0.01, cs=0.0, insertion=None):

@@ -2,7 +2,7 @@
 gives other results. Stepped runs on a real embedded Ray, one actor per workstation."""
 import pytest
 
-from emu import results
+from emu.engine import results
 from tests.conftest import assert_balanced, run
 
 
@@ -50,10 +50,10 @@ def test_owners_and_parallel_jobs_are_identical_inline_and_stepped(ray_local, tm
 def test_every_random_stream_is_drawn_through_one_registry_of_distinct_purposes():
     """Two purposes drawing from one stream correlate what should be independent (a job stream's
     nonmigratable flags once shared a stream with node i's owner bursts): every purpose has its own number,
-    and nothing outside `emu.streams` derives a stream of its own."""
+    and nothing outside `emu.inputs.streams` derives a stream of its own."""
     import pathlib
 
-    from emu import streams
+    from emu.inputs import streams
     purposes = {name: v for name, v in vars(streams).items() if name.isupper() and isinstance(v, int)}
     assert len(set(purposes.values())) == len(purposes) >= 6
     root = pathlib.Path(__file__).resolve().parents[1]

@@ -8,8 +8,9 @@ import msgpack
 import pytest
 
 from actors.job import Job
-from emu import cluster, scenario
-from emu.envelope import KINDS, Envelope, MessageError, decode_batch, encode_batch
+from emu.engine import cluster
+from emu.engine.envelope import KINDS, Envelope, MessageError, decode_batch, encode_batch
+from emu.inputs import scenario
 
 QUICKSTART = Path(__file__).resolve().parent.parent / "scenarios" / "quickstart.toml"
 

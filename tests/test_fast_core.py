@@ -29,7 +29,7 @@ def test_a_policy_that_reads_no_index_runs_without_load_exchange():
 def test_direct_hand_off_is_what_the_codec_delivers(name, overrides, monkeypatch):
     """Inline hands envelopes over as they are; through the codec (as between Ray actors) every job, sample,
     event and metric comes out the same, so nothing a receiver reads depends on skipping it."""
-    from emu import inline
+    from emu.engine import inline
     direct = run(name, *overrides)
     monkeypatch.setattr(inline, "route", inline.route_encoded)
     encoded = run(name, *overrides)
@@ -46,7 +46,7 @@ QUANTUM = ("mm1.toml", "workload.jobs=300", "cpu.mode=quantum", 'cpu.time_slice=
 def test_slices_ended_at_once_are_the_slices_ended_through_the_heap(monkeypatch):
     """QuantumCPU ends the bare expiries that come before anything else without the heap; with that turned
     off (every slice's end an event in the heap) the run is the same to the last bit."""
-    from emu import kernel
+    from emu.engine import kernel
     fast = run(*QUANTUM)
     monkeypatch.setattr(kernel.Heap, "top_time", lambda self: 0.0)     # something always seems to come first
     slow = run(*QUANTUM)
@@ -57,8 +57,8 @@ def test_slices_ended_at_once_are_the_slices_ended_through_the_heap(monkeypatch)
 def test_slices_ended_at_once_stay_within_the_window():
     """Under conservative windows (the stepped runtime's driver, with the participants in this process) a
     participant may not run past its window, where a message may be due: the results are inline's."""
-    from emu import cluster
-    from emu.conservative import InlineHosts, run_windows
+    from emu.engine import cluster
+    from emu.engine.conservative import InlineHosts, run_windows
     from conftest import load
     s = load(QUANTUM[0], *QUANTUM[1:], "cluster.nodes=2", "policy=cpu_threshold")
     bps = cluster.blueprints(s)
@@ -90,7 +90,7 @@ def test_least_loaded_spreads_over_the_tied_peers_it_sees():
 def test_cluster_figures_group_each_period_when_reports_are_staggered():
     """With staggered reports each node samples at its own phase of the period: the cluster's figures per
     period (idle memory, balance skew) still take one sample of every node, as with aligned reports."""
-    from emu.samples import ClusterSeries
+    from emu.engine.samples import ClusterSeries
     staggered = run("quickstart.toml", "workload.jobs=60", "load_index.stagger=true")
     series = ClusterSeries(staggered["samples"])
     periods = series.periods()

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from emu import units
+from emu.inputs import units
 from policies.linger_cost import completion_gain, linger_time, migration_pays, migration_time
 
 

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from actors.owner import BurstTable, h2, h2_draw, h2_excess
-from emu.owner_data import read_bursts
-from emu.owners import nonidle_flags, owners
-from emu.scenario import BURSTS, ScenarioError
+from emu.inputs.owner_data import read_bursts
+from emu.inputs.owners import nonidle_flags, owners
+from emu.inputs.scenario import BURSTS, ScenarioError
 from tests.conftest import SCENARIOS, assert_balanced, load, run
 
 N1 = "p004/ll_n1.toml"
@@ -110,7 +110,7 @@ def test_recruitment_threshold():
 def test_synthetic_trace_matches_the_published_shares():
     """LL-W1 (spec 004 §10.4) on the coarse level: 46 % nonidle, 82 % of all time under 10 % CPU, bands
     10-80 % and >= 80 % in the ratio 13 : 7 (Fig. 5a's overall shares; its 76 % of nonidle time under 10 %
-    cannot hold with them, and is 61 %: see emu.owners.synthetic), idle nodes nearly unused."""
+    cannot hold with them, and is 61 %: see emu.inputs.owners.synthetic), idle nodes nearly unused."""
     scenario = load(N1, 'owner.activity="synthetic"', 'stop.time="24 h"', "cluster.nodes=32")
     o = owners(scenario, 32)
     u = np.concatenate([x["utilization"] for x in o])

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from emu.workload import offered_load
+from emu.inputs.workload import offered_load
 from policies.ls_net_ram import NetworkRAMLoadSharing
 from policies.ls_re import LoadSharing
 from policies.m_reservation import MemoryReservation
@@ -233,12 +233,12 @@ def test_a_node_whose_jobs_all_wait_for_the_disk_is_still_blocked():
 
 
 def test_a_job_waiting_for_its_pages_migrates_once_they_are_in():
-    """`Workstation.migrate` of a job blocked on the disk: the job stays until its page read completes, then goes
+    """`Migration.migrate` of a job blocked on the disk: the job stays until its page read completes, then goes
     (its time up to then is paging, and the accounting still balances)."""
     from actors.workstation import Workstation
-    from emu import cluster, results
-    from emu.inline import run_inline
-    from emu.kernel import Heap
+    from emu.engine import cluster, results
+    from emu.engine.inline import run_inline
+    from emu.engine.kernel import Heap
     from policies.base import Policy
     # ls_re: a policy that reads the load index, so that the cluster exchanges one (the hook runs on it)
     s = load(SPEC, "cluster.nodes=2", "workload.jobs=1", "policy=ls_re", 'cluster.memory="64 MB"')

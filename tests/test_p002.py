@@ -6,8 +6,9 @@ from types import SimpleNamespace
 import pytest
 
 from actors.participant import Bus, Participant
-from emu import cluster, scenario
-from emu.workload import generate
+from emu.engine import cluster
+from emu.inputs import scenario
+from emu.inputs.workload import generate
 from policies.net_ram import borrow
 from tests.conftest import SCENARIOS, assert_balanced, load, run
 
@@ -122,7 +123,7 @@ def test_a_hosts_own_jobs_come_before_its_guests(paging):
 
 @pytest.mark.ray
 def test_network_ram_on_a_bus_is_identical_inline_and_stepped(ray_local, tmp_path):
-    from emu import results
+    from emu.engine import results
     args = ("p002/spec.toml", *SMALL, "policy=ls_net_ram", "network.bandwidth=\"100 Mbps\"")
     inline, stepped = run(*args), run(*args, runtime="stepped")
     assert inline["summary"]["metrics"]["total_remote_paging_time"] > 0

@@ -4,7 +4,7 @@ in place, and the cluster workload scaled down (Table 1's full run: docs/p004.md
 import numpy as np
 import pytest
 
-from emu import units
+from emu.inputs import units
 from policies.linger_cost import linger_time
 from tests.conftest import assert_balanced, run
 

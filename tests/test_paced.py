@@ -100,7 +100,7 @@ def test_a_host_behind_reports_the_lateness_of_every_event():
     seconds at 10x) catches up on the events already due. Each of them was late, and each is recorded; the old
     recording (after a completed sleep only) saw none of them and reported a p99 of a tenth of a millisecond."""
     from actors.ray_actor import Host
-    from emu import cluster
+    from emu.engine import cluster
     s = load("quickstart.toml", "workload.jobs=20", 'stop.when="time"', "stop.time=6.0")
     host, board = Host(cluster.blueprints(s)), _Board()
     behind, speed = 0.4, 10.0
@@ -152,7 +152,7 @@ def test_a_host_keeps_fine_slices_within_the_paced_now():
     horizon: a paced host sets that to the virtual now of each turn, so no workstation's clock runs ahead of
     the wall clock (where a message from another host could still be due)."""
     from actors.ray_actor import Host
-    from emu import cluster
+    from emu.engine import cluster
     s = load("mm1.toml", "workload.jobs=4", 'workload.arrival.mean_interarrival="1 ms"', "cpu.mode=quantum",
              'cpu.time_slice="10 ms"', 'workload.lifetime.distribution="fixed"', 'workload.lifetime.mean="50 s"')
     host = Host(cluster.blueprints(s))

@@ -48,6 +48,6 @@ def test_more_nonidle_nodes_never_help_and_barrier_waits_for_all():
 
 
 def test_bad_task_placement_is_one_clear_line():
-    from emu.scenario import ScenarioError
+    from emu.inputs.scenario import ScenarioError
     with pytest.raises(ScenarioError, match=r"parallel.nodes': expected 8 node ids from 0 to 7"):
         load(P1, "workload.parallel.nodes=[0, 1, 2]")

@@ -7,7 +7,9 @@ import sys
 
 import pytest
 
-from emu import cli, report, results
+from emu.engine import results
+
+from emu.tools import cli, report
 from tests.conftest import SCENARIOS
 
 QUICKSTART = str(SCENARIOS / "quickstart.toml")

@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-from emu import cli
-from emu.reproduce import mean_ci
-from emu.reproductions.p004.sequential import idle_share
+from emu.tools import cli
+from emu.tools.reproduce import mean_ci
+from emu.tools.reproductions.p004.sequential import idle_share
 
 
 @pytest.fixture(scope="module")

@@ -6,8 +6,10 @@ import sys
 import policies
 import pytest
 
-from emu import cluster, scenario
-from emu.scenario import ScenarioError
+from emu.engine import cluster
+
+from emu.inputs import scenario
+from emu.inputs.scenario import ScenarioError
 
 # A minimal valid scenario, modelled on scenarios/quickstart.toml; each case below breaks one thing in it.
 BASE = '''\
@@ -55,8 +57,8 @@ TRACE_ARRIVAL = 'arrival = { process = "trace", file = "jobs.csv" }'
 class Case:
     """`edits`: (old, new) replacements in BASE; `trace`: the text of jobs.csv beside the scenario, if any;
     `fields`: what the message must name besides the file (the file named is the trace, with `in_trace`);
-    `stage`: 'load' when emu.scenario.load itself must refuse the file, 'blueprints' when the error is in a
-    trace's contents, which are read when the workload is drawn (emu.cluster.blueprints), not by load."""
+    `stage`: 'load' when emu.inputs.scenario.load itself must refuse the file, 'blueprints' when the error is in a
+    trace's contents, which are read when the workload is drawn (emu.engine.cluster.blueprints), not by load."""
 
     def __init__(self, edits, fields, trace=None, in_trace=False, stage="load", raw=None, cli="run"):
         self.edits, self.fields, self.trace, self.in_trace = edits, fields, trace, in_trace

@@ -7,8 +7,10 @@ import math
 import numpy as np
 import pytest
 
-from emu import cli, results, sweep
-from emu.run import run
+from emu.engine import results
+
+from emu.engine.run import run
+from emu.tools import cli, sweep
 from tests.conftest import SCENARIOS
 
 QUICKSTART = str(SCENARIOS / "quickstart.toml")

@@ -1,7 +1,7 @@
-"""Quantities as the papers write them, parsed into SI (emu.units.parse)."""
+"""Quantities as the papers write them, parsed into SI (emu.inputs.units.parse)."""
 import pytest
 
-from emu.units import UnitError, parse
+from emu.inputs.units import UnitError, parse
 
 
 @pytest.mark.parametrize("text, seconds", [

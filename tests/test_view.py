@@ -7,10 +7,12 @@ import re
 import pytest
 from rich.console import Console
 
-from emu import cluster, results, scenario
-from emu.inline import run_inline
-from emu.kernel import Heap
-from emu.view import FEED, MB, Dashboard, LiveView
+from emu.engine import cluster, results
+
+from emu.engine.inline import run_inline
+from emu.engine.kernel import Heap
+from emu.inputs import scenario
+from emu.tools.view import FEED, MB, Dashboard, LiveView
 from tests.conftest import SCENARIOS, run
 from tests.test_cli import nowemu
 

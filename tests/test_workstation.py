@@ -4,7 +4,7 @@ import pytest
 from actors.disk import Disk
 from actors.memory import Pager
 from actors.nic import NetworkInterface
-from emu.kernel import EventQueue
+from emu.engine.kernel import EventQueue
 from tests.conftest import assert_balanced, load, run
 
 MB = 2**20
@@ -95,7 +95,7 @@ def test_explicit_io_goes_through_the_disk_and_the_buffer_cache_absorbs_reads():
 
 def test_memory_demand_follows_the_profile():
     s = load("quickstart.toml", "workload.jobs=5")
-    from emu.workload import generate
+    from emu.inputs.workload import generate
     for j in generate(s, 8):
         assert [f for f, _ in j.memory] == sorted(f for f, _ in j.memory)
         assert j.memory[-1][1] == max(m for _, m in j.memory)        # ramp and hold

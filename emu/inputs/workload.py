@@ -1,0 +1,266 @@
+"""Workload generation: the jobs of a scenario, drawn once from the scenario seed before the run starts.
+
+A scenario has one or more workload streams (`[[workload]]`: say, owners' local jobs and foreign batch jobs),
+each with an arrival process, a lifetime (CPU work) distribution or a program table, memory and I/O demands,
+and a rule for home nodes. Every job is known up front and handed to its home workstation, whose own event
+queue releases it at its arrival time: arrivals cost no messages.
+
+Arrival processes:
+- `poisson`: exponential gaps with `mean_interarrival` (cluster-wide).
+- `lognormal`: gaps drawn lognormal with shape `sigma`, then rescaled so that the `jobs` arrivals span
+  exactly `span` seconds. This is the calibration specs 000 §3.4 and 002 §3.3 propose, because the papers'
+  printed lognormal rate function cannot produce their stated job counts.
+- `trace`: a CSV file (see `read_trace`).
+Lifetimes: `exponential` (mean), `fixed` (mean), `pareto` (bounded Pareto with `alpha`, `min`, `max`; alpha = 1
+is Harchol-Balter and Downey's "1/T" lifetime distribution), or `programs` (uniform, or weighted, choice in
+the program table; each program has its work and working set).
+Memory: a job's peak demand is `demand` (or uniform in [demand, max]; or the program's working set). With
+`ramp` > 0 the demand climbs to the peak in `ramp_steps` steps over that fraction of the job's life (spec 000
+A11: "ramp-and-hold"); with `phases` > 1 (or a program's `min_memory`) the rest of its life is split into
+phases of demand drawn uniformly between the minimum (0 without a program) and the peak; in a program table
+only the programs with a `min_memory` vary so.
+With `parallel.tasks` = k > 0 each job of the stream is a bulk-synchronous parallel job (paper 004 §7, after
+Dusseau et al.): k tasks, task r on node `parallel.nodes[r]` (default r), each computing `iterations` phases
+of `granularity` work and, after each, exchanging a `message` with its partners and waiting for theirs: every
+other task when `barrier` is on (the spec's default: a barrier closes each iteration), else its NEWS
+neighbours on a 2-D torus (rows x cols, rows the largest power of two up to sqrt(k); 8 tasks: 2 x 4).
+The job's lifetime and memory settings apply to each task; its completion is its last task's.
+With `closed = true` the stream is a constant population: each job, when it finishes, is replaced at once by
+a copy arriving at the node where it finished (its queue), as in paper 004's throughput runs (spec 004 §6).
+"""
+from __future__ import annotations
+
+import csv
+import math
+from operator import attrgetter
+
+import numpy as np
+
+from actors.job import Job
+from emu.inputs import streams, units
+from emu.inputs.scenario import ScenarioError, node_specs
+
+
+def generate(scenario: dict, n_nodes: int) -> list[Job]:
+    jobs = []
+    for i, stream in enumerate(scenario["workload"]):
+        rng = streams.generator(scenario["seed"], streams.WORKLOAD, i)
+        jobs += _stream(stream, rng, n_nodes, scenario["file"], i, scenario["seed"])
+    jobs.sort(key=attrgetter("arrival", "home"))
+    groups: dict[int, int] = {}
+    for new_id, job in enumerate(jobs):
+        job.id = new_id
+        if job.group >= 0:                  # a parallel job is named by its first task's id
+            job.group = groups.setdefault(job.group, new_id)
+    return jobs
+
+
+def offered_load(scenario: dict) -> float:
+    """The CPU work a scenario's jobs bring over what its cluster can do while they are submitted (spec 000
+    Appendix B): their dedicated CPU time, summed, over the nodes' capacity during the submission span. Above 1
+    the jobs must queue however they are placed, and a sum of response times follows the backlog. It depends
+    on the scenario and seed only (the jobs are drawn, not run), so a report can give it for runs read back."""
+    specs = node_specs(scenario)
+    jobs = generate(scenario, len(specs))
+    span = max(j.arrival for j in jobs) - min(j.arrival for j in jobs)
+    return sum(j.work for j in jobs) / (sum(s["speed"] for s in specs) * span) if span > 0 else float("nan")
+
+
+def _stream(w: dict, rng, n_nodes: int, file: str, index: int, seed: int) -> list[Job]:
+    n = w["jobs"]
+    arrival = w["arrival"]
+    if arrival["process"] == "trace":
+        return read_trace(arrival["file"], n_nodes, w)[:n]
+    if arrival["process"] == "poisson":
+        times = np.cumsum(rng.exponential(arrival["mean_interarrival"], n))
+    else:
+        gaps = rng.lognormal(0.0, arrival["sigma"], n)
+        times = np.cumsum(gaps)
+        times = (times - times[0]) * (arrival["span"] / (times[-1] - times[0])) if n > 1 else times * 0
+    times = times + arrival["start"]
+    homes = rng.integers(0, n_nodes, n) if w["home"] == "uniform" else np.arange(n) % n_nodes
+    life, mem, io, par = w["lifetime"], w["memory"], w["io"], w["parallel"]
+    pinned = (streams.generator(seed, streams.NONMIGRATABLE, index).random(n) < w["nonmigratable"]).tolist()
+    works, peaks = _bulk(w, rng, n)
+    times, homes = times.tolist(), homes.tolist()
+    jobs = []
+    for k in range(n):
+        program = ""
+        peak = mem["demand"]
+        low = None
+        io_rate, io_size, migratable = io["rate"], io["size"], True
+        if works is not None:
+            work = works[k]
+            if peaks is not None:
+                peak = peaks[k]
+        elif par["tasks"]:
+            work = par["granularity"] * par["iterations"]
+        elif life["distribution"] == "programs":
+            weights = np.array([p["weight"] for p in w["programs"]])
+            p = w["programs"][rng.choice(len(weights), p=weights / weights.sum())]
+            program, work, peak, low = p["name"], p["work"], p["memory"], p["min_memory"]
+            io_rate, io_size, migratable = p["io_rate"] or io_rate, p["io_size"], p["migratable"]
+        elif life["distribution"] == "exponential":
+            work = rng.exponential(life["mean"])
+        elif life["distribution"] == "fixed":
+            work = life["mean"]
+        else:
+            work = bounded_pareto(rng, life["alpha"], life["min"], life["max"])
+        if life["distribution"] != "programs" and works is None:
+            if mem["max"] is not None:
+                peak = rng.uniform(peak, mem["max"])
+            if mem["phases"] > 1:
+                low = 0.0
+        memory = memory_profile(rng, peak, low, mem["ramp"], mem["ramp_steps"], mem["phases"])
+        job = Job(id=k, home=homes[k], arrival=times[k], work=float(max(work, 1e-9)),
+                  memory=memory, io_rate=io_rate, io_size=io_size,
+                  io_read=io["read_fraction"], program=program, cls=w["class"],
+                  migratable=migratable and not pinned[k], closed=w["closed"])
+        if par["tasks"]:
+            jobs += tasks(job, par, index * 1_000_000 + k)
+        else:
+            jobs.append(job)
+    return jobs
+
+
+def _bulk(w: dict, rng, n: int) -> tuple[list | None, list | None]:
+    """The jobs' works and peak memory demands drawn all at once, where that draws the very numbers drawn one
+    job at a time (None where it does not): a lone exponential per job, or a bounded Pareto work and a uniform
+    peak, both from the generator's doubles (its uniform is low + (high - low) x double)."""
+    life, mem = w["lifetime"], w["memory"]
+    if w["parallel"]["tasks"] or mem["phases"] > 1:
+        return None, None
+    if life["distribution"] == "exponential" and mem["max"] is None:
+        return rng.exponential(life["mean"], n).tolist(), None
+    if life["distribution"] != "pareto":
+        return None, None
+    alpha, low, high = life["alpha"], life["min"], life["max"]
+    if mem["max"] is None:
+        return [_pareto(u, alpha, low, high) for u in rng.random(n).tolist()], None
+    demand, top = mem["demand"], mem["max"]
+    pairs = rng.random((n, 2)).tolist()
+    return [_pareto(u, alpha, low, high) for u, _ in pairs], [demand + (top - demand) * v for _, v in pairs]
+
+
+def tasks(job: Job, par: dict, group: int) -> list[Job]:
+    """The k tasks of one bulk-synchronous parallel job (see the module docstring)."""
+    k = par["tasks"]
+    nodes = par["nodes"] if par["nodes"] is not None else list(range(k))
+    rows = 1 << int(math.log2(math.isqrt(k))) if k > 1 else 1
+    cols = k // rows
+
+    def partners(r: int) -> list[int]:
+        if par["barrier"]:
+            return [p for p in range(k) if p != r]
+        i, j = divmod(r, cols)
+        near = {((i + di) % rows) * cols + (j + dj) % cols for di, dj in ((-1, 0), (1, 0), (0, -1), (0, 1))}
+        return sorted(p for p in near if p != r and p < k)
+
+    return [Job(id=job.id, home=nodes[r], arrival=job.arrival, work=par["granularity"] * par["iterations"],
+                memory=job.memory, program=job.program or "bsp", cls=job.cls, migratable=False, group=group, rank=r,
+                phase=par["granularity"], partners=[[p, nodes[p]] for p in partners(r)], message=par["message"])
+            for r in range(k)]
+
+
+def bounded_pareto(rng, alpha: float, low: float, high: float) -> float:
+    """Inverse-CDF draw from the Pareto distribution with shape alpha truncated to [low, high]."""
+    return _pareto(rng.random(), alpha, low, high)
+
+
+def _pareto(u: float, alpha: float, low: float, high: float) -> float:
+    la, ha = low ** alpha, high ** alpha
+    return (-(u * ha - u * la - ha) / (ha * la)) ** (-1.0 / alpha)
+
+
+def memory_profile(rng, peak: float, low, ramp: float, steps: int, phases: int) -> list:
+    """A step profile [(fraction of work, bytes)]: ramp up to `peak`, then hold (or vary in phases)."""
+    if ramp <= 0 and low is None:
+        return [[0.0, float(peak)]]
+    points = []
+    if ramp > 0:
+        points += [[ramp * i / steps, peak * (i + 1) / steps] for i in range(steps)]
+    else:
+        points.append([0.0, peak])
+    if low is not None:
+        phases = max(phases, 2)
+        start = ramp
+        for i in range(phases):
+            frac = start + (1 - start) * i / phases
+            size = float(rng.uniform(low, peak))
+            if points and points[-1][0] == frac:
+                points[-1][1] = size
+            else:
+                points.append([frac, size])
+    return [[float(f), float(s)] for f, s in points]
+
+
+TRACE_COLUMNS = {"arrival": "time", "work": "work", "memory": "size", "home": "int", "program": "str",
+                 "class": "str", "io_rate": "rate", "io_size": "size"}
+
+
+def read_trace(path: str, n_nodes: int, w: dict) -> list[Job]:
+    """Read a job trace: a CSV file with a header naming some of the columns
+    arrival (required), work (required), memory, home, program, class, io_rate, io_size;
+    values may carry units ("12 s", "64 MB"). Missing homes are drawn round-robin."""
+    try:
+        fh = open(path, newline="")
+    except OSError as exc:
+        raise ScenarioError(f"{path}: cannot read the trace ({exc.strerror})") from None
+    with fh:
+        try:
+            return _trace_rows(path, fh, n_nodes, w)
+        except UnicodeDecodeError:
+            raise ScenarioError(f"{path}: not a UTF-8 text file") from None
+
+
+def _trace_rows(path: str, fh, n_nodes: int, w: dict) -> list[Job]:
+    jobs = []
+    reader = csv.DictReader(fh)
+    header = reader.fieldnames or []
+    for col in ("arrival", "work"):
+        if col not in header:
+            raise ScenarioError(f"{path}: line 1: missing column '{col}' (found: {', '.join(header) or 'none'})")
+    unknown = [c for c in header if c not in TRACE_COLUMNS]
+    if unknown:
+        raise ScenarioError(f"{path}: line 1: unknown column '{unknown[0]}'; expected some of "
+                            f"{', '.join(TRACE_COLUMNS)}")
+    for line, row in enumerate(reader, start=2):
+        values = {}
+        for col, text in row.items():
+            if text is None or col is None:
+                raise ScenarioError(f"{path}: line {line}: expected {len(header)} columns")
+            kind = TRACE_COLUMNS[col]
+            try:
+                if kind == "str":
+                    values[col] = text
+                elif kind == "int":
+                    values[col] = int(text)
+                else:
+                    values[col] = units.parse(float(text) if _is_number(text) else text, kind)
+            except (ValueError, units.UnitError) as exc:
+                raise ScenarioError(f"{path}: line {line}: column '{col}': {exc}") from None
+        if not (values["work"] > 0 and values["arrival"] >= 0) or not all(
+                math.isfinite(v) for v in values.values() if isinstance(v, float)):
+            raise ScenarioError(f"{path}: line {line}: expected finite values, arrival >= 0 and work > 0")
+        home = values.get("home", len(jobs) % n_nodes)
+        if not 0 <= home < n_nodes:
+            raise ScenarioError(f"{path}: line {line}: column 'home': expected a node from 0 to {n_nodes - 1}, got {home}")
+        cls = values.get("class") or w["class"]
+        if cls not in ("local", "foreign"):
+            raise ScenarioError(f"{path}: line {line}: column 'class': expected local or foreign, got {cls!r}")
+        jobs.append(Job(id=len(jobs), home=home, arrival=values["arrival"], work=values["work"],
+                        memory=[[0.0, values.get("memory", w["memory"]["demand"])]],
+                        io_rate=values.get("io_rate", w["io"]["rate"]), io_size=values.get("io_size", w["io"]["size"]),
+                        io_read=w["io"]["read_fraction"], program=values.get("program", ""), cls=cls,
+                        closed=w["closed"]))
+    if not jobs:
+        raise ScenarioError(f"{path}: the trace has no jobs")
+    return jobs
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False

@@ -1,0 +1,218 @@
+"""`nowemu reproduce PAPER`: run a paper's experiments over several seeds and set the emulator's figures
+beside the paper's, with whether each of the paper's claims holds.
+
+    nowemu reproduce p004 [--seeds N] [--quick] [--runtime inline|stepped|paced] [--address A] [--out DIR]
+                          [--report FILE]
+
+A paper is a module `emu.tools.reproductions.<paper>` (a file, or a package when it is large: p004) with
+    TITLE                        the paper, as cited
+    experiments(quick, seeds)    its `Experiment`s: a shipped scenario, `--set` overrides (axes allowed, as
+                                 in `nowemu sweep`) and seeds; `quick` is the scaled-down variant CI runs
+    analyse(records, plots)      from the runs' records (by experiment), the `Claim`s and the report's
+                                 sections (markdown lines); draws its PNG plots into `plots` when given
+Every run is a Ray task (`emu.tools.sweep.execute`) writing its own results folder under OUT, so any number in the
+report can be traced to a run. The report (default docs/reproductions/<paper>.md, or <paper>-quick.md) is
+written whole by this command and never edited by hand; plots go beside it (matplotlib, optional).
+"""
+from __future__ import annotations
+
+import importlib
+import math
+import pkgutil
+import platform
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from emu.inputs.scenario import SCENARIOS, ScenarioError
+from emu.inputs.workload import offered_load
+from emu.tools import sweep
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "reproductions"
+
+
+@dataclass
+class Experiment:
+    name: str
+    scenario: str                      # relative to scenarios/
+    sets: list = field(default_factory=list)
+    seeds: int = 1
+
+
+@dataclass
+class Claim:
+    figure: str
+    claim: str                         # what the paper says, in its words where possible
+    paper: str
+    emulator: str
+    holds: bool | None                 # None: not measured (why says what is missing)
+    why: str = ""
+
+
+def mean_ci(values) -> tuple[float, float]:
+    """Mean and the half-width of its 95 % Student-t interval (nan with fewer than two values)."""
+    v = np.asarray([x for x in values if x is not None and not math.isnan(x)], dtype=float)
+    if len(v) == 0:
+        return float("nan"), float("nan")
+    if len(v) < 2:
+        return float(v.mean()), float("nan")
+    return float(v.mean()), sweep.t_quantile(0.95, len(v) - 1) * float(v.std(ddof=1)) / math.sqrt(len(v))
+
+
+def fmt(mean: float, half: float, digits: int = 2, scale: float = 1.0, unit: str = "") -> str:
+    if math.isnan(mean):
+        return "n/a"
+    text = f"{mean * scale:.{digits}f}{unit}"
+    return text if math.isnan(half) else f"{text} ± {half * scale:.{digits}f}{unit}"
+
+
+def select(records: list[dict], **combo) -> list[dict]:
+    """The records whose axes have these values (`--set` text, as in the plan), successful ones only."""
+    return [r for r in records if not r["error"] and all(r["combo"].get(k) == v for k, v in combo.items())]
+
+
+def metric(records: list[dict], name: str) -> list[float]:
+    return [float("nan") if r["metrics"][name] is None else r["metrics"][name] for r in records]
+
+
+def by_seed(records: list[dict], name: str) -> dict[int, float]:
+    return {r["seed"]: r["metrics"][name] for r in records}
+
+
+def ratio(a: list[dict], b: list[dict], name: str) -> tuple[float, float]:
+    """Mean and 95 % interval of a/b for metric `name`, paired by seed (the same seed gives both runs the
+    same owners and workload, so the pairing removes most of the noise)."""
+    x, y = by_seed(a, name), by_seed(b, name)
+    return mean_ci([x[s] / y[s] for s in sorted(x) if s in y and y[s]])
+
+
+def offered(records: list[dict]) -> tuple[float, float]:
+    """Mean and 95 % interval over seeds of the runs' offered load (`emu.inputs.workload.offered_load`)."""
+    return mean_ci([offered_load(r["config"]) for r in {r["seed"]: r for r in records}.values()])
+
+
+def figure(plots, name: str, panels: int, draw) -> None:
+    """Draw `panels` plots side by side, `draw(*axes)`, into `plots/<name>.png` (nothing when `plots` is None:
+    matplotlib is an optional extra)."""
+    if plots is None:
+        return
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, panels, figsize=(5 * panels if panels > 1 else 6, 4), squeeze=False)
+    draw(*axes[0])
+    fig.tight_layout()
+    fig.savefig(plots / f"{name}.png", dpi=100)
+    plt.close(fig)
+
+
+def main(args) -> int:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.table import Table
+    try:
+        paper = importlib.import_module(f"emu.tools.reproductions.{args.paper}")
+    except ModuleNotFoundError:
+        known = sorted(m.name for m in pkgutil.iter_modules([str(Path(__file__).parent / "reproductions")]))
+        raise ScenarioError(f"reproduce: unknown paper {args.paper!r}; known: {', '.join(known)}") from None
+    if args.seeds is not None and args.seeds < 1:
+        raise ScenarioError("reproduce: --seeds: expected at least 1")
+    sweep.check_resume(args)
+    console = Console()
+    stem = f"{args.paper}{'-quick' if args.quick else ''}"
+    out = Path(args.out or f"results/reproduce-{stem}-{time.strftime('%Y%m%d-%H%M%S')}")
+    report = Path(args.report) if args.report else DOCS / f"{stem}.md"
+    runs, experiments = [], paper.experiments(args.quick, args.seeds)
+    for e in experiments:                         # every scenario of every experiment checked before any runs
+        _, planned = sweep.plan(SCENARIOS / e.scenario, e.sets, e.seeds, args.runtime)
+        for r in planned:
+            r["experiment"], r["dir"] = e.name, f"{e.name}/{r['dir']}"
+        runs += planned
+    start = time.perf_counter()
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console, transient=not console.is_terminal) as bar:
+        task = bar.add_task(f"reproduce {args.paper}: {len(runs)} runs", total=len(runs))
+        log = sweep.run_log(console, len(runs))
+
+        def done(r):
+            bar.advance(task)
+            log(r)
+        sweep.execute(runs, out, args.address, done=done, resume=args.resume)
+    wall = time.perf_counter() - start
+    failed = [r for r in runs if r["error"]]
+    records = {e.name: [r for r in runs if r["experiment"] == e.name] for e in experiments}
+    plots = report.parent / stem
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        plots.mkdir(parents=True, exist_ok=True)
+    except ImportError:
+        plots = None
+    claims, sections = paper.analyse(records, plots)
+    table = Table(title=f"{args.paper}: the paper's claims")
+    for col in ("figure", "claim", "paper", "emulator", "holds"):
+        table.add_column(col)
+    for c in claims:
+        table.add_row(c.figure, c.claim, c.paper, c.emulator,
+                      {True: "[green]yes[/]", False: "[red]no[/]", None: "not measured"}[c.holds])
+    console.print(table)
+    report.parent.mkdir(parents=True, exist_ok=True)
+    report.write_text(_markdown(paper, args, claims, sections, runs, failed, wall, out, plots, report))
+    console.print(f"report: {report}   runs: {out}/   wall {wall:.0f} s"
+                  f"{f'   [red]{len(failed)} run(s) failed[/]' if failed else ''}")
+    return 1 if failed else 0
+
+
+def _holds(holds: bool | None) -> str:
+    return {True: "yes", False: "**no**", None: "not measured"}[holds]
+
+
+def _head(date: str, runs: int, runtime: str, run_time: float, wall: float, resumed: int) -> str:
+    """What a report's first line says of its runs; `read_head` reads it back (docs/benchmarks.md's table)."""
+    return (f"on {date}: {runs} runs ({runtime}, {run_time:.0f} s of run time summed over them) in {wall:.0f} s "
+            f"of wall time" + (f" (this invocation, which read {resumed} of the runs from an earlier one)"
+                               if resumed else ""))
+
+
+_HEAD = re.compile(r"on (.+? UTC): (\d+) runs \(\w+, (\d+) s of run time summed over them\) in (\d+) s of "
+                   r"wall time(?: \(this invocation, which read (\d+) of the runs)?")
+
+
+def read_head(text: str) -> dict | None:
+    """A report's head as `_head` wrote it: date, runs, run_time and wall (s), read_back (runs read from an
+    earlier invocation); None if the text has none."""
+    head = _HEAD.search(text)
+    if head is None:
+        return None
+    return {"date": head[1], "runs": int(head[2]), "run_time": float(head[3]), "wall": float(head[4]),
+            "read_back": int(head[5] or 0)}
+
+
+def _markdown(paper, args, claims, sections, runs, failed, wall, out, plots, report) -> str:
+    command = f"nowemu reproduce {args.paper}" + (" --quick" if args.quick else "") + \
+        (f" --seeds {args.seeds}" if args.seeds else "") + (f" --runtime {args.runtime}" if args.runtime != "inline" else "")
+    resumed = sum(1 for r in runs if r.get("resumed"))
+    run_time = sum(r.get("wall") or 0.0 for r in runs)
+    if args.resume:
+        command += f" --out {out} --resume"
+    L = [f"# Reproduction: {paper.TITLE}", "",
+         f"Written by `{command}` "
+         f"{_head(time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()), len(runs), args.runtime, run_time, wall, resumed)}"
+         f" on {platform.node() or 'this machine'} "
+         f"({platform.platform()}). Every number below comes from those runs (their results folders were "
+         f"written under `{out}`); re-run the command to re-measure. Do not edit this file by hand.", ""]
+    if args.quick:
+        L += ["**Scaled-down variant** (`--quick`, what CI runs): fewer nodes, jobs, levels and seeds than the "
+              "paper; the full run is the same command without `--quick`.", ""]
+    if failed:
+        L += [f"**{len(failed)} run(s) failed**: " + "; ".join(f"`{r['dir']}`: {r['error']}" for r in failed), ""]
+    L += ["## The paper's claims", "", "| figure | claim | paper | emulator (mean ± 95 % interval) | holds | why |",
+          "|---|---|---|---|---|---|"]
+    L += [f"| {c.figure} | {c.claim} | {c.paper} | {c.emulator} | {_holds(c.holds)} | {c.why} |" for c in claims]
+    L += [""]
+    for line in sections:
+        L.append(line.replace("PLOTS/", f"{plots.relative_to(report.parent)}/" if plots else "PLOTS/"))
+    if plots is None:
+        L += ["", "(Plots need matplotlib: `pip install -e \".[plot]\"`.)"]
+    return "\n".join(L) + "\n"
