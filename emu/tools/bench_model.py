@@ -38,10 +38,10 @@ PROBE = """
 import json, sys, time
 from pathlib import Path
 import emu
-try:
-    from emu.engine.run import run
+if (Path.cwd() / "emu" / "engine").is_dir():    # by the layout, not by trying: an editable install's finder
+    from emu.engine.run import run               # would find emu.engine in the other checkout
     from emu.inputs import scenario
-except ImportError:
+else:
     from emu import scenario
     from emu.run import run
 path, overrides = sys.argv[1], json.loads(sys.argv[2])
