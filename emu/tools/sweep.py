@@ -48,7 +48,7 @@ import numpy as np
 from emu.engine import results
 
 from emu.engine.run import run
-from emu.inputs import scenario
+from emu.inputs import scenario, schema
 from emu.inputs.scenario import QUICKSTART, ScenarioError
 
 # The main metrics (keys of summary.json's "metrics"), each with how the tables show it: its heading and the
@@ -170,7 +170,7 @@ def finished(r: dict, out: Path) -> dict | None:
     except (OSError, ValueError):
         return None
     now = _decisive(json.loads(json.dumps(results.json_safe({**r["config"], "file": None}))))
-    default = json.loads(json.dumps(results.json_safe(scenario.defaults())))
+    default = json.loads(json.dumps(results.json_safe(schema.defaults())))
     stored = _decisive({**summary.get("config", {}), "file": None})
     if summary.get("runtime") != r["runtime"] or not _same(stored, now, default):
         return None
