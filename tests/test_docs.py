@@ -1,6 +1,6 @@
 """docs/scenarios.md stays true: every field the loader accepts is documented (written in backticks, by its
 full path or, inside a table's own section, by its path within that table)."""
-from emu.inputs.scenario import SCHEMA
+from emu.inputs.schema import SCHEMA
 from tests.conftest import ROOT
 
 

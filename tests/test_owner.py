@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 
 from actors.owner import BurstTable, h2, h2_draw, h2_excess
+from emu.inputs.checks import BURSTS
+from emu.inputs.errors import ScenarioError
 from emu.inputs.owner_data import read_bursts
 from emu.inputs.owners import nonidle_flags, owners
-from emu.inputs.scenario import BURSTS, ScenarioError
 from tests.conftest import SCENARIOS, assert_balanced, load, run
 
 N1 = "p004/ll_n1.toml"

@@ -10,7 +10,7 @@ import pytest
 from emu.engine import results
 
 from emu.engine.run import run
-from emu.tools import cli, sweep
+from emu.tools import cli, sweep, sweep_runs, sweep_table
 from tests.conftest import SCENARIOS
 
 QUICKSTART = str(SCENARIOS / "quickstart.toml")
@@ -37,7 +37,7 @@ def test_a_sweep_writes_every_run_and_the_means_of_their_summaries(ray_local, tm
     for policy in ("local", "cpu_threshold"):
         row = rows[f"policy={policy}"]
         assert (row["policy"], row["n"], row["seeds"], row["failed"]) == (policy, "2", "7 8", "")
-        for m in sweep.METRICS:
+        for m in sweep_table.METRICS:
             values = [summaries[policy, s]["metrics"][m] for s in (7, 8)]
             assert float(row[m]) == pytest.approx(sum(values) / 2, rel=1e-12)
             assert float(row[f"{m}_ci95"]) == pytest.approx(t1 * np.std(values, ddof=1) / math.sqrt(2), rel=1e-6)
@@ -85,16 +85,16 @@ def test_seeds_default_to_the_scenarios_list_and_values_reach_the_scenario():
 
 def test_a_run_that_raises_is_a_failed_row_with_one_line(monkeypatch, tmp_path):
     _, runs = sweep.plan(QUICKSTART, ["workload.jobs=20"], 3, "inline")
-    real = sweep.run
+    real = sweep_runs.run
 
     def flaky(config, runtime):
         if config["seed"] == 8:
             raise RuntimeError("disk on fire\nsecond line of the story")
         return real(config, runtime)
-    monkeypatch.setattr(sweep, "run", flaky)
+    monkeypatch.setattr(sweep_runs, "run", flaky)
     for r in runs:
-        r.update(sweep.run_one(r["config"], "inline", str(tmp_path / r["dir"])))
-    [row] = sweep.summarize(runs)
+        r.update(sweep_runs.run_one(r["config"], "inline", str(tmp_path / r["dir"])))
+    [row] = sweep_table.summarize(runs)
     assert row["n"] == 2 and row["failed"] == "s8: RuntimeError: disk on fire"
     ok = [r["metrics"]["mean_response"] for r in runs if r["seed"] != 8]
     assert row["mean_response"] == pytest.approx(np.mean(ok))
@@ -103,29 +103,29 @@ def test_a_run_that_raises_is_a_failed_row_with_one_line(monkeypatch, tmp_path):
 def test_resume_reads_the_runs_that_finished_with_the_same_scenario_and_no_others(monkeypatch, tmp_path):
     _, runs = sweep.plan(QUICKSTART, ["workload.jobs=20"], 2, "inline")
     for r in runs:
-        sweep.run_one(r["config"], "inline", str(tmp_path / r["dir"]))
+        sweep_runs.run_one(r["config"], "inline", str(tmp_path / r["dir"]))
 
     def never(config, runtime):
         raise AssertionError("a finished run was run again")
-    monkeypatch.setattr(sweep, "run", never)
+    monkeypatch.setattr(sweep_runs, "run", never)
     _, again = sweep.plan(QUICKSTART, ["workload.jobs=20"], 2, "inline")
     seen = []
-    sweep.execute(again, tmp_path, done=seen.append, resume=True)       # all finished: Ray is not even started
+    sweep_runs.execute(again, tmp_path, done=seen.append, resume=True)  # all finished: Ray is not even started
     assert len(seen) == 2 and all(r["resumed"] and r["error"] is None for r in again)
     for r in again:
         assert r["metrics"] == json.loads((tmp_path / r["dir"] / "summary.json").read_text())["metrics"]
     _, changed = sweep.plan(QUICKSTART, ["workload.jobs=21"], 2, "inline")
-    assert [sweep.finished(r, tmp_path) for r in changed] == [None, None]     # same folders, another scenario
+    assert [sweep_runs.finished(r, tmp_path) for r in changed] == [None, None]     # same folders, another scenario
     _, stepped = sweep.plan(QUICKSTART, ["workload.jobs=20"], 2, "stepped")
-    assert sweep.finished(stepped[0], tmp_path) is None                       # another runtime
+    assert sweep_runs.finished(stepped[0], tmp_path) is None                  # another runtime
     (tmp_path / again[1]["dir"] / "summary.json").unlink()                    # a run stopped before its end
-    assert sweep.finished(again[0], tmp_path) is not None and sweep.finished(again[1], tmp_path) is None
+    assert sweep_runs.finished(again[0], tmp_path) is not None and sweep_runs.finished(again[1], tmp_path) is None
 
 
 def test_a_runs_samples_are_compressed_and_read_back_as_a_plain_run_writes_them(tmp_path):
     """A sweep's run writes nodes.csv.gz; decompressed, it is the nodes.csv of the same run written plainly."""
     _, runs = sweep.plan(QUICKSTART, ["workload.jobs=20"], 1, "inline")
-    sweep.run_one(runs[0]["config"], "inline", str(tmp_path / "swept"))
+    sweep_runs.run_one(runs[0]["config"], "inline", str(tmp_path / "swept"))
     results.write(run(runs[0]["config"], "inline"), tmp_path / "plain")
     assert not (tmp_path / "swept" / "nodes.csv").exists()
     assert results.samples_file(tmp_path / "plain").name == "nodes.csv"
@@ -138,39 +138,39 @@ def test_resume_reads_a_run_older_than_a_new_field_only_if_the_field_is_at_its_d
     """A field added to the schema after a run finished, at its default (the old behaviour), does not make the
     run another scenario; set to anything else, it does."""
     _, runs = sweep.plan(QUICKSTART, ["workload.jobs=20"], 1, "inline")
-    sweep.run_one(runs[0]["config"], "inline", str(tmp_path / runs[0]["dir"]))
+    sweep_runs.run_one(runs[0]["config"], "inline", str(tmp_path / runs[0]["dir"]))
     path = tmp_path / runs[0]["dir"] / "summary.json"
     summary = json.loads(path.read_text())
     del summary["config"]["owner"]["nonidle_spread"]                  # as written before the field existed
     del summary["config"]["workload"][0]["nonmigratable"]
     path.write_text(json.dumps(summary))
-    assert sweep.finished(runs[0], tmp_path) is not None
+    assert sweep_runs.finished(runs[0], tmp_path) is not None
     _, flagged = sweep.plan(QUICKSTART, ["workload.jobs=20", "workload.nonmigratable=0.1"], 1, "inline")
-    assert sweep.finished(flagged[0], tmp_path) is None
+    assert sweep_runs.finished(flagged[0], tmp_path) is None
     summary["config"]["cpu"]["retired_field"] = 1                    # a field the schema no longer has
     path.write_text(json.dumps(summary))
-    assert sweep.finished(runs[0], tmp_path) is None
+    assert sweep_runs.finished(runs[0], tmp_path) is None
 
 
 def test_resume_ignores_owner_fields_of_a_run_without_owners(tmp_path):
     """With `owner.activity = "none"` no other owner field is read: a run finished under other owner defaults
     (paper 004's shares changed on 2026-11-24) is the same scenario. With owners, those fields count."""
     _, runs = sweep.plan(QUICKSTART, ["workload.jobs=20"], 1, "inline")
-    sweep.run_one(runs[0]["config"], "inline", str(tmp_path / runs[0]["dir"]))
+    sweep_runs.run_one(runs[0]["config"], "inline", str(tmp_path / runs[0]["dir"]))
     path = tmp_path / runs[0]["dir"] / "summary.json"
     summary = json.loads(path.read_text())
     summary["config"]["owner"]["low_share"] = 0.76                   # as written under the earlier default
     path.write_text(json.dumps(summary))
-    assert sweep.finished(runs[0], tmp_path) is not None
+    assert sweep_runs.finished(runs[0], tmp_path) is not None
     _, owned = sweep.plan(QUICKSTART, ["workload.jobs=20", 'owner.activity="synthetic"'], 1, "inline")
     path = tmp_path / owned[0]["dir"] / "summary.json"                # as if that run had finished there
     path.parent.mkdir(parents=True, exist_ok=True)
     summary["config"]["owner"] = {**owned[0]["config"]["owner"], "low_share": 0.76}
     path.write_text(json.dumps(results.json_safe(summary)))
-    assert sweep.finished(owned[0], tmp_path) is None                # 0.76 against the default 0.609
+    assert sweep_runs.finished(owned[0], tmp_path) is None           # 0.76 against the default 0.609
     summary["config"]["owner"]["low_share"] = owned[0]["config"]["owner"]["low_share"]
     path.write_text(json.dumps(results.json_safe(summary)))
-    assert sweep.finished(owned[0], tmp_path) is not None
+    assert sweep_runs.finished(owned[0], tmp_path) is not None
 
 
 @pytest.mark.parametrize("command", [["sweep", QUICKSTART], ["reproduce", "p000"]])
@@ -183,7 +183,7 @@ def test_resume_needs_the_folder_to_pick_up(command, capsys):
 def test_student_t_quantiles():
     # two-sided 95 % critical values from any t table
     for df, t in ((1, 12.706), (2, 4.303), (4, 2.776), (9, 2.262), (30, 2.042)):
-        assert sweep.t_quantile(0.95, df) == pytest.approx(t, abs=1e-3)
+        assert sweep_table.t_quantile(0.95, df) == pytest.approx(t, abs=1e-3)
 
 
 @pytest.mark.parametrize("option", ["--seeds", "--parallel"])

@@ -1,6 +1,7 @@
-"""The error every reader of nowemu's inputs raises: the scenario checks (`emu.inputs.scenario`) and the data
-files they read (`emu.inputs.owner_data`, `emu.inputs.workload`'s traces). It lives apart from
-`emu.inputs.scenario` so that those readers and the checks that call them need not import each other."""
+"""The error every reader of nowemu's inputs raises: the scenario's reading and checks (`emu.inputs.scenario`,
+`emu.inputs.schema`, `emu.inputs.checks`) and the data files they read (`emu.inputs.owner_data`,
+`emu.inputs.workload`'s traces). It lives apart from all of them so that those readers and the checks that call
+them need not import each other."""
 
 
 class ScenarioError(ValueError):

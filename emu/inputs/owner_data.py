@@ -1,6 +1,6 @@
 """Paper 004's owner data files, read and checked before the run (one-line errors naming the file, the line and
-the column): the fine level's burst table and coarse owner-activity traces. `emu.inputs.scenario` checks them when it
-loads a scenario; `emu.inputs.owners` draws each node's owner from them. No numpy here, so that checking a scenario
+the column): the fine level's burst table and coarse owner-activity traces. `emu.inputs.checks` reads them when a
+scenario is loaded; `emu.inputs.owners` draws each node's owner from them. No numpy here, so that checking a scenario
 stays light."""
 from __future__ import annotations
 

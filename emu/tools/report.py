@@ -5,10 +5,11 @@
 RESULTS are results folders (`nowemu run`) and sweep folders (`nowemu sweep`, expanded to their runs through
 their sweep.json). The table has one row per results folder (named by the folder) and one per axis
 combination of a sweep (named by its values, after the sweep folder's name when several RESULTS are given),
-with the same columns and the same means and 95 % intervals as `nowemu sweep` prints (`emu.tools.sweep.summarize`).
-Runs given as separate folders are separate rows, even when they differ only by seed: only a sweep says which
-runs are seeds of one experiment. The table is also written to OUT/report.csv and OUT/report.md (without the
-sweep's axis columns: the row's name says the combination). OUT defaults to FIRST_RESULTS/report.
+with the same columns and the same means and 95 % intervals as `nowemu sweep` prints
+(`emu.tools.sweep_table.summarize`). Runs given as separate folders are separate rows, even when they differ
+only by seed: only a sweep says which runs are seeds of one experiment. The table is also written to
+OUT/report.csv and OUT/report.md (without the sweep's axis columns: the row's name says the combination).
+OUT defaults to FIRST_RESULTS/report.
 
 Plots, written to OUT with matplotlib (an optional dependency: `pip install -e ".[plot]"`):
 
@@ -32,7 +33,9 @@ import numpy as np
 
 from emu.engine import results
 from emu.inputs.scenario import ScenarioError
-from emu.tools.sweep import METRICS, SHOWN, check_error, show, slug, summarize, table_console, write_tables
+from emu.tools.sweep import slug
+from emu.tools.sweep_runs import check_error
+from emu.tools.sweep_table import METRICS, SHOWN, show, summarize, table_console, write_tables
 
 INSTALL = 'pip install -e ".[plot]"'
 
@@ -67,7 +70,8 @@ def _read_csv(path: Path) -> list[dict]:
 
 
 def _run(folder: Path, group: str) -> dict:
-    """A results folder as a record of `emu.tools.sweep.summarize`, with its folder (`path`) for the plots."""
+    """A results folder as a record of `emu.tools.sweep_table.summarize`, with its folder (`path`) for the
+    plots."""
     s = _read_json(folder / "summary.json")
     return {"group": group, "combo": {}, "seed": s["seed"], "scenario": s["scenario"],
             "policy": s["config"]["policy"]["name"], "runtime": s["runtime"], "error": check_error(s),

@@ -10,8 +10,8 @@ A paper is a module `emu.tools.reproductions.<paper>` (a file, or a package when
                                  in `nowemu sweep`) and seeds; `quick` is the scaled-down variant CI runs
     analyse(records, plots)      from the runs' records (by experiment), the `Claim`s and the report's
                                  sections (markdown lines); draws its PNG plots into `plots` when given
-Every run is a Ray task (`emu.tools.sweep.execute`) writing its own results folder under OUT, so any number in the
-report can be traced to a run. The report (default docs/reproductions/<paper>.md, or <paper>-quick.md) is
+Every run is a Ray task (`emu.tools.sweep_runs.execute`) writing its own results folder under OUT, so any number
+in the report can be traced to a run. The report (default docs/reproductions/<paper>.md, or <paper>-quick.md) is
 written whole by this command and never edited by hand; plots go beside it (matplotlib, optional).
 """
 from __future__ import annotations
@@ -29,7 +29,7 @@ import numpy as np
 
 from emu.inputs.scenario import SCENARIOS, ScenarioError
 from emu.inputs.workload import offered_load
-from emu.tools import sweep
+from emu.tools import sweep, sweep_runs, sweep_table
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "reproductions"
 
@@ -59,7 +59,7 @@ def mean_ci(values) -> tuple[float, float]:
         return float("nan"), float("nan")
     if len(v) < 2:
         return float(v.mean()), float("nan")
-    return float(v.mean()), sweep.t_quantile(0.95, len(v) - 1) * float(v.std(ddof=1)) / math.sqrt(len(v))
+    return float(v.mean()), sweep_table.t_quantile(0.95, len(v) - 1) * float(v.std(ddof=1)) / math.sqrt(len(v))
 
 
 def fmt(mean: float, half: float, digits: int = 2, scale: float = 1.0, unit: str = "") -> str:
@@ -118,7 +118,7 @@ def main(args) -> int:
         raise ScenarioError(f"reproduce: unknown paper {args.paper!r}; known: {', '.join(known)}") from None
     if args.seeds is not None and args.seeds < 1:
         raise ScenarioError("reproduce: --seeds: expected at least 1")
-    sweep.check_resume(args)
+    sweep_runs.check_resume(args)
     console = Console()
     stem = f"{args.paper}{'-quick' if args.quick else ''}"
     out = Path(args.out or f"results/reproduce-{stem}-{time.strftime('%Y%m%d-%H%M%S')}")
@@ -133,12 +133,12 @@ def main(args) -> int:
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console, transient=not console.is_terminal) as bar:
         task = bar.add_task(f"reproduce {args.paper}: {len(runs)} runs", total=len(runs))
-        log = sweep.run_log(console, len(runs))
+        log = sweep_runs.run_log(console, len(runs))
 
         def done(r):
             bar.advance(task)
             log(r)
-        sweep.execute(runs, out, args.address, done=done, resume=args.resume)
+        sweep_runs.execute(runs, out, args.address, done=done, resume=args.resume)
     wall = time.perf_counter() - start
     failed = [r for r in runs if r["error"]]
     records = {e.name: [r for r in runs if r["experiment"] == e.name] for e in experiments}

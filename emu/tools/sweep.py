@@ -13,6 +13,9 @@ cluster's CPUs) that calls `emu.engine.run.run` and writes its own results folde
     sweep.csv, .md      one row per axis combination: the main metrics' means over the seeds and the
                         half-widths of their 95 % Student-t intervals
 
+Here are the plan (`plan`: every run's scenario, from the axes and seeds) and the command; the runs are in
+`emu.tools.sweep_runs`, the table in `emu.tools.sweep_table`.
+
 Decisions the issue left open:
 
 - Axes. `--set key=a,b,c` is an axis when its value has a comma outside brackets, braces and quotes, so a
@@ -37,26 +40,15 @@ from __future__ import annotations
 
 import itertools
 import json
-import math
 import re
 import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-
-from emu.engine import results
-
-from emu.engine.run import run
 from emu.inputs import scenario
 from emu.inputs.scenario import QUICKSTART, ScenarioError
-
-# The main metrics (keys of summary.json's "metrics"), each with how the tables show it: its heading and the
-# unit its values are divided by (the CSV keeps SI).
-SHOWN = {"mean_response": ("response (s)", 1), "mean_slowdown": ("slowdown", 1), "mean_queue_time": ("queue (s)", 1),
-         "throughput": ("jobs/s", 1), "cpu_utilization": ("CPU util.", 1), "mean_idle_memory": ("idle (GiB)", 2**30),
-         "migrations": ("migrations", 1), "page_faults": ("page faults", 1)}
-METRICS = tuple(SHOWN)
+from emu.tools.sweep_runs import check_resume, execute, run_log, run_one
+from emu.tools.sweep_table import show, summarize, table_console, write_tables
 
 
 # -- the plan ----------------------------------------------------------------------------------------------------
@@ -129,238 +121,6 @@ def plan(path, sets: list[str], seeds: int | None, runtime: str) -> tuple[dict, 
                                 f"share the folder {r['dir']!r} (a repeated or look-alike axis value)")
         seen[r["dir"]] = r["group"]
     return axes, runs
-
-
-# -- running -----------------------------------------------------------------------------------------------------
-def one_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return f"{type(exc).__name__}: {text.splitlines()[0]}" if text else type(exc).__name__
-
-
-def check_error(summary: dict) -> str | None:
-    """Why a finished run does not count (its accounting did not balance), or None."""
-    return None if summary["checks"]["jobs_accounted"] else "check jobs_accounted failed"
-
-
-def run_one(config: dict, runtime: str, out: str) -> dict:
-    """One run of a sweep (the body of its Ray task): run, write the results folder, and return its metrics
-    (all of summary.json's: `nowemu reproduce` reads more than the sweep table) and wall time. Errors come
-    back as a one-line `error`, so that one failed run does not end the sweep."""
-    try:
-        result = run(config, runtime)
-        results.write(result, Path(out), compress_samples=True)     # hundreds of runs: their samples add up
-    except Exception as exc:
-        return {"error": one_line(exc), "metrics": None}
-    return outcome(result["summary"])
-
-
-def outcome(summary: dict) -> dict:
-    """What a sweep keeps of a finished run: its error (if its accounting failed), metrics and wall time."""
-    return {"error": check_error(summary), "metrics": summary["metrics"], "wall": summary.get("wall_time")}
-
-
-def finished(r: dict, out: Path) -> dict | None:
-    """The outcome of a run that an earlier sweep into `out` already finished, or None: its folder holds a
-    summary.json of the same scenario (every field but the file's path and those the run does not read, see
-    `_decisive`; a field added to the schema since, at its default, does not count) and runtime. What is
-    compared is the scenario, not the code: after a change to the emulator that alters results, start a new
-    folder."""
-    try:
-        summary = json.loads((out / r["dir"] / "summary.json").read_text())
-    except (OSError, ValueError):
-        return None
-    now = _decisive(json.loads(json.dumps(results.json_safe({**r["config"], "file": None}))))
-    default = json.loads(json.dumps(results.json_safe(scenario.defaults())))
-    stored = _decisive({**summary.get("config", {}), "file": None})
-    if summary.get("runtime") != r["runtime"] or not _same(stored, now, default):
-        return None
-    return outcome(summary)
-
-
-def _decisive(config: dict) -> dict:
-    """The scenario as far as it decides the run. With no owners (`owner.activity = "none"`) no other owner
-    field is read, so none of them counts: a default changed for paper 004's owners does not make paper 002's
-    finished runs other scenarios."""
-    owner = config.get("owner")
-    if isinstance(owner, dict) and owner.get("activity") == "none":
-        return {**config, "owner": {"activity": "none"}}
-    return config
-
-
-def _same(stored, now, default) -> bool:
-    """Whether a finished run's scenario is this one: equal, but for fields added to the schema since it ran,
-    which must hold their defaults here (a new field's default is the behaviour from before it)."""
-    if isinstance(stored, dict) and isinstance(now, dict):
-        default = default if isinstance(default, dict) else {}
-        return stored.keys() <= now.keys() and all(
-            _same(stored[k], v, default.get(k)) if k in stored else k in default and v == default[k]
-            for k, v in now.items())
-    if isinstance(stored, list) and isinstance(now, list):     # a list of tables: `default` is one item's
-        return len(stored) == len(now) and all(_same(a, b, default) for a, b in zip(stored, now))
-    return stored == now
-
-
-def run_log(console, total: int):
-    """A `done` companion for a console with no terminal to draw the progress bar on (a log file): it prints
-    one line per finished run, its wall time or that it was read back. On a terminal it prints nothing."""
-    count = itertools.count(1)
-
-    def log(r: dict) -> None:
-        if console.is_terminal:
-            return
-        how = "read back" if r.get("resumed") else "failed" if r.get("wall") is None else f"{r['wall']:.1f} s"
-        line = f"[{next(count)}/{total}] {r['dir']}: {how}" + (f" ({r['error']})" if r["error"] else "")
-        console.print(line, markup=False, highlight=False)
-    return log
-
-
-def check_resume(args) -> None:
-    if args.resume and not args.out:
-        raise ScenarioError("--resume: expected --out FOLDER, the folder of the runs to pick up")
-
-
-def execute(runs: list[dict], out: Path, address: str | None = None, parallel: int | None = None,
-            done=None, resume: bool = False) -> None:
-    """Run every run as a Ray task, at most `parallel` at once (default: all submitted, Ray queues them by
-    CPU); fill in each record's `error` and `metrics`, and call `done(record)` as each one completes. With
-    `resume`, a run that an earlier call into the same `out` finished (`finished`) is read, not run again,
-    and marked `resumed`: a long reproduction can be stopped and picked up."""
-    waiting = []
-    for r in runs:
-        earlier = finished(r, out) if resume else None
-        if earlier is None:
-            waiting.append(r)
-            continue
-        r.update(earlier, resumed=True)
-        if done is not None:
-            done(r)
-    if not waiting:
-        return
-    from emu.engine.ray_runtime import start_ray
-    ray = start_ray(address)
-    task = ray.remote(num_cpus=1)(run_one)
-    flying = {}
-    while waiting or flying:
-        while waiting and len(flying) < (parallel or len(runs)):
-            r = waiting.pop(0)
-            flying[task.remote(r["config"], r["runtime"], str((out / r["dir"]).resolve()))] = r
-        [ref], _ = ray.wait(list(flying), num_returns=1)
-        r = flying.pop(ref)
-        try:
-            r.update(ray.get(ref))
-        except ray.exceptions.RayError as exc:      # the worker itself died; a run's own errors are returned
-            r.update(error=one_line(exc), metrics=None)
-        if done is not None:
-            done(r)
-
-
-# -- the table ---------------------------------------------------------------------------------------------------
-def _within(t: float, df: int) -> float:
-    """P(|T| <= t) for Student's t with whole `df`: a finite series (Abramowitz & Stegun 26.7.3-4)."""
-    theta = math.atan(t / math.sqrt(df))
-    s, c2 = math.sin(theta), math.cos(theta) ** 2
-    total = 0.0
-    if df % 2:
-        term = math.cos(theta)
-        for k in range(1, (df - 1) // 2 + 1):
-            total += term
-            term *= c2 * 2 * k / (2 * k + 1)
-        return 2 / math.pi * (theta + s * total)
-    term = 1.0
-    for k in range(1, df // 2 + 1):
-        total += term
-        term *= c2 * (2 * k - 1) / (2 * k)
-    return s * total
-
-
-def t_quantile(level: float, df: int) -> float:
-    """The t such that P(|T| <= t) = level (0.95 for a 95 % interval), by bisection: numpy has no t
-    distribution and scipy is not a dependency."""
-    lo, hi = 0.0, 1.0
-    while _within(hi, df) < level:
-        hi *= 2
-    for _ in range(100):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if _within(mid, df) < level else (lo, mid)
-    return (lo + hi) / 2
-
-
-def _nan(value) -> float:
-    return float("nan") if value is None else float(value)      # summary.json writes NaN as null
-
-
-def summarize(records: list[dict], metrics=METRICS) -> list[dict]:
-    """One row per group (in order of first appearance): its combo as columns, scenario, policy, runtime,
-    seeds, n (runs that did not fail), each of `metrics`' mean and 95 % interval half-width over those runs, and
-    the failed runs with their errors."""
-    groups: dict[str, list] = {}
-    for r in records:
-        groups.setdefault(r["group"], []).append(r)
-    rows = []
-    for label, rs in groups.items():
-        ok = [r for r in rs if not r["error"]]
-        row = {"group": label, **rs[0]["combo"], "scenario": rs[0]["scenario"], "policy": rs[0]["policy"],
-               "runtime": rs[0]["runtime"], "seeds": " ".join(str(r["seed"]) for r in rs), "n": len(ok)}
-        t = t_quantile(0.95, len(ok) - 1) if len(ok) > 1 else float("nan")
-        for m in metrics:
-            values = np.array([_nan(r["metrics"][m]) for r in ok])
-            row[m] = float(values.mean()) if len(ok) else float("nan")
-            row[f"{m}_ci95"] = t * float(values.std(ddof=1)) / math.sqrt(len(ok)) if len(ok) > 1 else float("nan")
-        row["failed"] = "; ".join(f"s{r['seed']}: {r['error']}" for r in rs if r["error"])
-        rows.append(row)
-    return rows
-
-
-def _layout(rows: list[dict], sep: str, metrics=METRICS) -> tuple[str, list[str], list[list[str]]]:
-    """(what every row shares, headings, cells): a column whose value is the same on every row moves to the
-    title, and `failed` shows only when a run failed, so that the table fits a terminal."""
-    shared = [c for c in ("scenario", "policy", "runtime", "seeds") if len({r[c] for r in rows}) == 1]
-    columns = ["group", *(c for c in ("scenario", "policy", "runtime", "seeds") if c not in shared), "n"]
-    failed = ["failed"] if any(r["failed"] for r in rows) else []
-
-    def cell(row, m):
-        mean, half, unit = row[m], row[f"{m}_ci95"], SHOWN.get(m, (m, 1))[1]
-        if math.isnan(mean):
-            return ""
-        return f"{mean / unit:.3g}" + ("" if math.isnan(half) else f"{sep}± {half / unit:.2g}")
-    title = ", ".join(f"{c} {rows[0][c]}" for c in shared)
-    headings = [*columns, *(SHOWN.get(m, (m, 1))[0] for m in metrics), *failed]
-    cells = [[str(r[c]) for c in columns] + [cell(r, m) for m in metrics] + [r[c] for c in failed] for r in rows]
-    return title, headings, cells
-
-
-def table_console():
-    """A rich console for the tables: a file or a pipe has no width, so it gets a wide one rather than
-    rich's 80 columns, into which the table's eleven or so columns do not fit."""
-    from rich.console import Console
-    terminal = Console()
-    return terminal if terminal.is_terminal else Console(width=200)
-
-
-def show(console, rows: list[dict], title: str, metrics=METRICS) -> None:
-    """Print the rows as a rich table: means, and under them the 95 % half-widths."""
-    from rich import box
-    from rich.table import Table
-    from rich.text import Text
-    shared, headings, cells = _layout(rows, "\n", metrics)
-    table = Table(title=f"{title}\n{shared}", box=box.SIMPLE_HEAD)
-    for h in headings:
-        text = h in ("group", "failed")      # folded, not cut: a row's name and its errors must stay whole
-        table.add_column(h, style="red" if h == "failed" else None, justify="left" if text else "right",
-                         overflow="fold" if text else "ellipsis")
-    for row in cells:
-        table.add_row(*map(Text, row))        # plain text: "[1,2]" in a value or an error is not markup
-    console.print(table)
-
-
-def write_tables(rows: list[dict], stem: Path, title: str, metrics=METRICS) -> None:
-    """STEM.csv (every column, plain SI numbers, one column per half-width) and STEM.md (as printed)."""
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    results._csv(stem.with_suffix(".csv"), rows)
-    shared, headings, cells = _layout(rows, " ", metrics)
-    lines = [f"{title}: {shared}", "", "| " + " | ".join(headings) + " |", "|" + "---|" * len(headings)]
-    lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in cells]
-    stem.with_suffix(".md").write_text("\n".join(lines) + "\n")
 
 
 # -- the command -------------------------------------------------------------------------------------------------

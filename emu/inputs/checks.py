@@ -1,0 +1,101 @@
+"""The checks of a scenario that its schema cannot say, made once each field has been read on its own
+(`emu.inputs.schema.check_table`): the policy's own parameters (its `PARAMS`), what a workload stream's
+arrival process and lifetime distribution need, the owners' fractions, and the files they name (a workload
+trace must exist; the owners' burst table and activity trace are read and checked here, so that a bad one
+stops the scenario before anything starts). Each error is one line naming the file and the field.
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from emu.inputs.errors import ScenarioError
+from emu.inputs.owner_data import read_activity, read_bursts
+from emu.inputs.schema import F, check_table
+
+
+# `owner.bursts` when a scenario with owners names none: the owners' fine level (paper 004)
+BURSTS = Path(__file__).resolve().parents[2] / "scenarios" / "data" / "bursts.csv"
+
+
+def check_policy(path: str, raw: dict, section: str = "policy") -> dict:
+    import policies
+    name = raw.get("name")
+    if not isinstance(name, str):
+        raise ScenarioError(f"{path}: field '{section}.name': expected the name of a policy "
+                            f"({', '.join(policies.available())}), got {name!r}")
+    try:
+        cls = policies.load(name)
+    except KeyError as exc:
+        raise ScenarioError(f"{path}: field '{section}.name': {exc.args[0]}") from None
+    schema = {"name": F("str")}
+    for param, (kind, default, _) in cls.PARAMS.items():
+        schema[param] = F(kind, default)
+    return check_table(path, f"{section}.", schema, raw)
+
+
+def check_workload(path: str, base: Path, i: int, w: dict, nodes: int) -> None:
+    where = f"{path}: field 'workload[{i}]."
+    arrival, life = w["arrival"], w["lifetime"]
+    needs = {"poisson": ["mean_interarrival"], "lognormal": ["span"], "trace": ["file"]}[arrival["process"]]
+    for name in needs:
+        if arrival[name] is None:
+            raise ScenarioError(f"{where}arrival.{name}': missing (needed by process = {arrival['process']!r})")
+    if arrival["process"] == "trace":
+        file = (base / arrival["file"]).resolve()
+        if not file.is_file():
+            raise ScenarioError(f"{where}arrival.file': cannot read trace file {str(file)!r}")
+        arrival["file"] = str(file)
+        if w["parallel"]["tasks"]:
+            raise ScenarioError(f"{where}parallel.tasks': parallel jobs need a drawn arrival process, not a trace")
+        return
+    dist = life["distribution"]
+    needs = {"exponential": ["mean"], "fixed": ["mean"], "pareto": ["min", "max"], "programs": []}[dist]
+    if w["parallel"]["tasks"]:
+        needs = []                      # a parallel task's work is its iterations' granularity
+    for name in needs:
+        if life[name] is None:
+            raise ScenarioError(f"{where}lifetime.{name}': missing (needed by distribution = {dist!r})")
+    if dist == "pareto" and life["max"] <= life["min"]:
+        raise ScenarioError(f"{where}lifetime.max': expected more than lifetime.min")
+    if dist == "programs" and not w["programs"]:
+        raise ScenarioError(f"{where}programs': missing (needed by distribution = 'programs')")
+    if w["io"]["read_fraction"] > 1:
+        raise ScenarioError(f"{where}io.read_fraction': expected a fraction from 0 to 1")
+    par = w["parallel"]
+    if par["nodes"] is not None and (len(par["nodes"]) != par["tasks"] or not all(
+            isinstance(x, int) and not isinstance(x, bool) and 0 <= x < nodes for x in par["nodes"])):
+        raise ScenarioError(f"{where}parallel.nodes': expected {par['tasks']} node ids from 0 to {nodes - 1} "
+                            f"(one per task), got {par['nodes']!r}")
+
+
+def check_owner(path: str, base: Path, o: dict) -> None:
+    for name in ("utilization", "idle_cpu", "idle_utilization", "keyboard_active", "low_share", "high_share",
+                 "nonidle_fraction"):
+        if o[name] > 1:
+            raise ScenarioError(f"{path}: field 'owner.{name}': expected a fraction from 0 to 1, got {o[name]}")
+    if o["low_share"] + o["high_share"] > 1:
+        raise ScenarioError(f"{path}: field 'owner.high_share': expected low_share + high_share <= 1")
+    if o["nonidle_fraction"] >= 1:
+        raise ScenarioError(f"{path}: field 'owner.nonidle_fraction': expected less than 1")
+    f = o["nonidle_fraction"]
+    if o["nonidle_spread"] ** 2 >= f * (1 - f):
+        raise ScenarioError(f"{path}: field 'owner.nonidle_spread': expected a standard deviation under "
+                            f"sqrt(f (1 - f)) = {math.sqrt(f * (1 - f)):.3f} for nonidle_fraction f = {f:g}, "
+                            f"got {o['nonidle_spread']:g}")
+    if o["activity"] == "none":
+        return
+    if o["activity"] == "trace" and o["trace"] is None:
+        raise ScenarioError(f"{path}: field 'owner.trace': missing (needed by activity = 'trace')")
+    for name in ("bursts", "trace"):
+        if o[name] is not None:
+            file = (base / o[name]).resolve()
+            if not file.is_file():
+                raise ScenarioError(f"{path}: field 'owner.{name}': cannot read file {str(file)!r}")
+            o[name] = str(file)
+    if o["bursts"] is None:
+        o["bursts"] = str(BURSTS)
+    read_bursts(o["bursts"])                               # the data files are checked before anything starts
+    if o["activity"] == "trace":
+        read_activity(o["trace"])
+
