@@ -14,12 +14,10 @@ and sleeps until its next event or until a message arrives; a host that has fall
 its event loop each turn, so that messages and the driver get in. It sleeps in asyncio only, whose timers
 have a ~1 ms floor, so an event may be processed up to a millisecond late: well under the fidelity bar, where
 late job messages are what fails a fast run. Blocking sleeps of a fraction of a millisecond before each event
-(as hosts once took, for exact wakes) made Ray calls to the host wait longer: in a probe of two actors each
-waking for an event every 2 ms, one calling the other 1,500 times, a call took 0.93 ms (median) and 2.45 ms
-(p99) one way with them, 0.88 and 1.37 ms without. A turn processes due events for at most TURN of wall time,
-then the host looks at its inbox again: a message that arrives while a host works through a burst is applied
-before the host moves past its deliver_at (probes, 16 workstations on 2 actors at 50x: Ray calls between hosts
-p99 2.0-2.4 ms instead of 2.5-3.4, stragglers 2-4 instead of 4-12). Every POST_EVERY wall seconds, at its own phase so that hosts take turns, a host posts its
+(as hosts once took, for exact wakes) made Ray calls to the host wait longer (commit f8cf2bc gives its probe).
+A turn processes due events for at most TURN of wall time, then the host looks at its inbox again: a message
+that arrives while a host works through a burst is applied before the host moves past its deliver_at (commit
+47c6b88). Every POST_EVERY wall seconds, at its own phase so that hosts take turns, a host posts its
 participants' snapshots to the board in one call.
 
 Lateness, the fidelity figure: every local event is recorded with the wall time at which it was processed
@@ -124,7 +122,7 @@ class Host:
         await asyncio.gather(*[h.ping.remote() for i, h in self.hosts.items() if i != self.me])
         return len(self.hosts)
 
-    @ray.method(enable_task_events=False)       # no task event per message: its bookkeeping doubled the tail latency
+    @ray.method(enable_task_events=False)       # no task event per message: its bookkeeping lengthens the tail
     async def receive(self, batches: list, sent: float) -> None:
         """Batches from another host, sent at wall time `sent` (its transit: the fidelity figure that says how
         long a job message's window must be; one machine's clock, or clocks as closely synchronised as the
