@@ -9,13 +9,14 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from emu.inputs import SCENARIOS
 from emu.inputs.errors import ScenarioError
 from emu.inputs.owner_data import read_activity, read_bursts
 from emu.inputs.schema import F, check_table
 
 
 # `owner.bursts` when a scenario with owners names none: the owners' fine level (paper 004)
-BURSTS = Path(__file__).resolve().parents[2] / "scenarios" / "data" / "bursts.csv"
+BURSTS = SCENARIOS / "data" / "bursts.csv"
 
 
 def check_policy(path: str, raw: dict, section: str = "policy") -> dict:

@@ -16,12 +16,12 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
+from emu.inputs import SCENARIOS
 from emu.inputs.checks import check_owner, check_policy, check_workload
 from emu.inputs.errors import ScenarioError
 from emu.inputs.schema import NODE, SCHEMA, check_table
 
 
-SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"    # the scenarios shipped with nowemu
 QUICKSTART = SCENARIOS / "quickstart.toml"
 
 

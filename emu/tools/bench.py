@@ -22,7 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-from emu.inputs.scenario import SCENARIOS
+from emu.inputs import SCENARIOS
 from emu.tools.bench_model import REPEATS, bench_model
 from emu.tools.bench_model import render as render_model
 from emu.tools.bench_paced import bench_paced, paced_scenario

@@ -27,7 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
-from emu.inputs.scenario import SCENARIOS, ScenarioError
+from emu.inputs import SCENARIOS
+from emu.inputs.errors import ScenarioError
 from emu.inputs.workload import offered_load
 from emu.tools import sweep, sweep_runs, sweep_table
 
