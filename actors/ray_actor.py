@@ -196,7 +196,10 @@ class Host:
             stream = self.streams[host]
             stream.write(len(frame).to_bytes(4, "big") + frame)
             if stream.transport.get_write_buffer_size() > BUFFERED:      # backpressure: a peer that falls behind
-                await stream.drain()
+                try:
+                    await stream.drain()
+                except ConnectionError:         # a peer that died: what it was sent is lost with it
+                    pass
         self.outgoing.clear()
 
     async def _close(self) -> None:
