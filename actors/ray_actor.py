@@ -9,8 +9,15 @@ those between hosts go through Ray: one call per destination host per turn, a br
 
 Stepped: the driver calls `step(until, batches)` once per window (one participant per host; `emu.engine.conservative`).
 Paced: `run_paced(epoch, speed, stop_time, board, phase)` loops on its own: virtual now = (wall - epoch) *
-speed; it processes what is due, sends what its participants sent (at most MAX_IN_FLIGHT calls outstanding),
-and sleeps until its next event or until a message arrives; a host that has fallen behind still yields to
+speed; it processes what is due, sends what its participants sent, and sleeps until its next event or until a
+message arrives. Paced hosts send each other their batches over TCP streams of their own, not as Ray calls: a
+Ray call between two actors costs about a millisecond of CPU and its tail on a loaded machine is longer than a
+fast run's job window, where a frame on an open stream costs tens of microseconds (commit message gives the
+probe). Each host listens on the address Ray knows its node by (loopback for an embedded Ray), and a stream
+counts only after it presents the run's token, which the driver hands out through Ray; a frame is a length
+and the msgpack of [wall time sent, batches], checked whole on arrival as a Ray call's were. When a host
+stops it sends an empty frame on each stream and waits (a few seconds at most, in case a peer died) for the
+empty frames of its peers, so that everything sent has arrived before the results are gathered; a host that has fallen behind still yields to
 its event loop each turn, so that messages and the driver get in. It sleeps in asyncio only, whose timers
 have a ~1 ms floor, so an event may be processed up to a millisecond late: well under the fidelity bar, where
 late job messages are what fails a fast run. Blocking sleeps of a fraction of a millisecond before each event
@@ -40,6 +47,7 @@ import time
 from array import array
 from collections import defaultdict
 
+import msgpack
 import numpy as np
 import ray
 
@@ -49,7 +57,8 @@ from emu.engine.envelope import decode_batch, destinations, encode_batch
 from emu.engine.kernel import FN, LOCAL, Heap
 
 SWITCH = 0.0001           # seconds: the GIL's switch interval in a paced host (see run_paced)
-MAX_IN_FLIGHT = 256       # sends a host may have outstanding before it waits for the oldest
+BUFFERED = 1 << 20        # bytes a stream to a peer may hold unsent before the host waits for it to drain
+CLOSING = 5.0             # wall seconds a stopping host waits for its peers' last frames
 # wall seconds between a host's posts: the view redraws up to 4 times a second but its rows need not change
 # that often; every post costs the host ~0.5 ms and the board ~0.9 ms of CPU
 POST_EVERY = 0.5
@@ -81,7 +90,9 @@ class Host:
         self.hosts, self.host_of, self.me = {}, {}, None
         self.inbox: list = []                                   # (envelopes, destinations), decoded on arrival
         self.outgoing: dict[int, dict] = defaultdict(dict)      # host -> {id(batch): (batch, destinations)}
-        self.sends = []
+        self.token, self.server, self.ports = b"", None, {}
+        self.streams: dict[int, asyncio.StreamWriter] = {}      # paced: host -> the stream to it
+        self.closed = 0                                         # peers whose last frame has come
         self.wake = None
         self.running = False
         self.lateness = array("d")          # wall seconds, one per local event processed (paced)
@@ -110,28 +121,46 @@ class Host:
                 "transit": self.transit.tobytes()}
 
     # -- paced -----------------------------------------------------------------------------------------------
-    def connect(self, hosts: dict, host_of: dict, me: int) -> None:
-        """`hosts`: host index -> handle; `host_of`: participant id -> host index; `me`: this host's index."""
-        self.hosts, self.host_of, self.me = hosts, host_of, me
+    async def listen(self, local: bool, token: bytes) -> tuple[str, int]:
+        """Paced: open this host's port for its peers' streams; its address."""
+        self.token = token
+        address = "127.0.0.1" if local else ray.util.get_node_ip_address()
+        self.server = await asyncio.start_server(self._serve, address, 0)
+        return address, self.server.sockets[0].getsockname()[1]
 
-    async def ping(self) -> bool:
-        return True
+    def connect(self, hosts: dict, host_of: dict, me: int, ports: dict | None = None) -> None:
+        """`hosts`: host index -> handle; `host_of`: participant id -> host index; `me`: this host's index;
+        `ports`: host index -> (address, port) of its stream port (paced)."""
+        self.hosts, self.host_of, self.me, self.ports = hosts, host_of, me, ports or {}
 
     async def warm(self) -> int:
-        """Make the first call to every peer before the clock starts (a first call can take 100 ms)."""
-        await asyncio.gather(*[h.ping.remote() for i, h in self.hosts.items() if i != self.me])
-        return len(self.hosts)
+        """Open the stream to every peer before the clock starts."""
+        for i, (address, port) in self.ports.items():
+            if i != self.me:
+                _, writer = await asyncio.open_connection(address, port)
+                writer.write(self.token)
+                self.streams[i] = writer
+        return len(self.streams)
 
-    @ray.method(enable_task_events=False)       # no task event per message: its bookkeeping lengthens the tail
-    async def receive(self, batches: list, sent: float) -> None:
-        """Batches from another host, sent at wall time `sent` (its transit: the fidelity figure that says how
-        long a job message's window must be; one machine's clock, or clocks as closely synchronised as the
-        cluster's)."""
-        self.transit.append(time.time() - sent)
-        for batch, dests in batches:
-            self.inbox.append((decode_batch(batch), dests))      # checked whole here, applied by the loop
-        if self.wake is not None:
-            self.wake.set()
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """A peer's stream: its token, then frames until an empty one (its last)."""
+        try:
+            if await reader.readexactly(len(self.token)) != self.token:
+                return
+            while size := int.from_bytes(await reader.readexactly(4), "big"):
+                sent, batches = msgpack.unpackb(await reader.readexactly(size))
+                self.transit.append(time.time() - sent)
+                for batch, dests in batches:
+                    self.inbox.append((decode_batch(batch), dests))      # checked whole here, applied by the loop
+                if self.wake is not None:
+                    self.wake.set()
+            self.closed += 1
+            if self.wake is not None:
+                self.wake.set()
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()
 
     async def stop(self) -> None:
         self.running = False
@@ -163,13 +192,31 @@ class Host:
 
     async def _flush(self) -> None:
         for host, batches in self.outgoing.items():
-            self.sends.append(self.hosts[host].receive.remote(list(batches.values()), time.time()))
+            frame = msgpack.packb([time.time(), list(batches.values())])
+            stream = self.streams[host]
+            stream.write(len(frame).to_bytes(4, "big") + frame)
+            if stream.transport.get_write_buffer_size() > BUFFERED:      # backpressure: a peer that falls behind
+                try:
+                    await stream.drain()
+                except ConnectionError:         # a peer that died: what it was sent is lost with it
+                    pass
         self.outgoing.clear()
-        if len(self.sends) > MAX_IN_FLIGHT:
-            _, self.sends = ray.wait(self.sends, num_returns=len(self.sends), timeout=0)
-        if len(self.sends) > MAX_IN_FLIGHT:          # backpressure: let the oldest land first
-            await asyncio.gather(*self.sends[:MAX_IN_FLIGHT // 2], return_exceptions=True)
-            self.sends = self.sends[MAX_IN_FLIGHT // 2:]
+
+    async def _close(self) -> None:
+        """Send every peer our last frame, and wait for theirs: what was sent has then arrived."""
+        for stream in self.streams.values():
+            stream.write(bytes(4))
+            try:
+                await stream.drain()
+            except ConnectionError:          # a peer that died
+                pass
+        until = time.time() + CLOSING
+        while self.closed < len(self.streams) and time.time() < until:
+            self.wake.clear()
+            try:
+                await asyncio.wait_for(self.wake.wait(), timeout=until - time.time())
+            except asyncio.TimeoutError:
+                break
 
     def _post(self, board):
         """Post every participant's snapshot, with the p99 of this host's event lateness since its last post."""
@@ -244,9 +291,7 @@ class Host:
                     pass
         for p in self.parts.values():         # all have run to the end, as inline leaves them
             p.q.now = max(p.q.now, vnow)
-        # everything sent has landed before we report (a send to a peer that died is lost with it)
-        await asyncio.gather(*self.sends, return_exceptions=True)
-        self.sends = []
+        await self._close()         # everything sent has landed before we report (what went to a dead peer is lost)
         await self._post(board)
         return self.now()
 

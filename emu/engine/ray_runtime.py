@@ -141,7 +141,7 @@ def run(runtime: str, scenario: dict, bps: list[dict], total: int, speed: float,
             f"{len({h['ray_node'] for h in info['hosts'].values()})} Ray node(s) in {info['startup_time']:.1f} s")
     try:
         if runtime == "paced":
-            finals, end = _run_paced(ray, hosts, scenario, total, speed, progress, info)
+            finals, end = _run_paced(ray, hosts, scenario, total, speed, progress, info, local=not address)
         else:
             ray_hosts = RayHosts(ray, hosts)
             try:
@@ -156,11 +156,13 @@ def run(runtime: str, scenario: dict, bps: list[dict], total: int, speed: float,
     return finals, end, info
 
 
-def _run_paced(ray, hosts: list, scenario: dict, total: int, speed: float, progress, info: dict):
+def _run_paced(ray, hosts: list, scenario: dict, total: int, speed: float, progress, info: dict, local: bool):
     from actors.ray_actor import POST_EVERY, Board
     handles = {k: a for k, (a, _) in enumerate(hosts)}
     host_of = {i: k for k, (_, ids) in enumerate(hosts) for i in ids}
-    ray.get([a.connect.remote(handles, host_of, k) for k, a in handles.items()])
+    token = os.urandom(16)          # what a stream to a host must present: the run's own hosts only
+    ports = dict(enumerate(ray.get([a.listen.remote(local, token) for a in handles.values()])))
+    ray.get([a.connect.remote(handles, host_of, k, ports) for k, a in handles.items()])
     ray.get([a.warm.remote() for a in handles.values()])
     stop_time = scenario["stop"]["time"]
     board = Board.remote()
@@ -193,7 +195,7 @@ def _run_paced(ray, hosts: list, scenario: dict, total: int, speed: float, progr
                      "event_lateness_ms_p99": pct(99), "event_lateness_ms_max": float(late.max()) if len(late) else 0.0,
                      "events_over_bar": int((late > FAITHFUL_LATENESS_MS).sum()),
                      "virtual_behind_p99": pct(99) / 1e3 * speed, "virtual_time": end, "paced_wall": wall,
-                     # Ray calls between hosts: how long a message took from one host's send to the other's receive
+                     # frames between hosts: how long a batch took from one host's send to the other's receive
                      "calls": len(transit),
                      **{f"transit_ms_{name}": float(np.percentile(transit, q)) if len(transit) else 0.0
                         for name, q in (("p50", 50), ("p99", 99), ("max", 100))},
@@ -212,7 +214,7 @@ def paced_warnings(summary: dict) -> list[str]:
     if fid["stragglers"]:
         out.append(f"{fid['stragglers']} job-carrying messages arrived after their destination had moved past "
                    f"their deliver_at (stragglers): a job message may have as little as {paced['job_window_ms']:.1f} "
-                   f"ms of wall time at this speed, and Ray calls between hosts took {paced['transit_ms_p99']:.1f} ms "
+                   f"ms of wall time at this speed, and batches between hosts took {paced['transit_ms_p99']:.1f} ms "
                    f"(p99); speed {paced['speed']:g} is too high for this scenario to be faithful; lower --speed")
     if paced["event_lateness_ms_p99"] > FAITHFUL_LATENESS_MS:
         out.append(f"p99 event lateness {paced['event_lateness_ms_p99']:.1f} ms of wall time (over "

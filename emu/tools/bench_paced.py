@@ -109,7 +109,7 @@ def _line(row: dict) -> str:
 
 
 HEADER = ["| N | actors | speed | virtual s | jobs done / arrived | events | lateness p50 (ms) | p99 (ms) | max (ms) | "
-          f"events over {FAITHFUL_LATENESS_MS:g} ms | stragglers | late load messages | Ray call p99 (ms) | "
+          f"events over {FAITHFUL_LATENESS_MS:g} ms | stragglers | late load messages | transit p99 (ms) | "
           "job window (ms) | actor startup (s) | load (1 min) | trial wall (s) | faithful |",
           "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|"]
 
@@ -145,9 +145,10 @@ def render(p: dict, paced: dict) -> list[str]:
          f"every speed of {', '.join(f'{s:g}' for s in p['speeds'])}. Faithful means: the p99 of every local "
          f"event's lateness (the wall time it was processed minus the wall time it was due, whatever delayed it) "
          f"under {FAITHFUL_LATENESS_MS:g} ms, AND no straggler (a job-carrying message that arrived after its "
-         f"deliver_at). *Ray call p99*: the 99th percentile of the wall time a Ray call between two hosts took, from "
-         "one's send to the other's receive; *job window*: the shortest wall time a job message has to arrive in at "
-         "that speed (remote execution's r plus a link latency, over the speed): where calls take longer, job "
+         f"deliver_at). *transit p99*: the 99th percentile of the wall time a batch of messages between two hosts "
+         "took on their stream, from one's send to the other's receive; *job window*: the shortest wall time a job "
+         "message has to arrive in at that speed (remote execution's r plus a link latency, over the speed): where "
+         "batches take longer, job "
          f"messages can straggle whatever the model does. Ray was started once (embedded, "
          f"{paced['resources'].get('CPU', 0):g} CPUs) and served every trial.", "",
          *HEADER]

@@ -190,7 +190,7 @@ def _print_summary(console, summary: dict, out: Path) -> None:
         console.print(f"fidelity: event lateness p50 {p['event_lateness_ms_p50']:.2f} ms, p99 "
                       f"{p['event_lateness_ms_p99']:.2f} ms, max {p['event_lateness_ms_max']:.1f} ms (wall, "
                       f"{p['events']:,} events); stragglers {f['stragglers']}; late load "
-                      f"messages {f['late_messages'] - f['stragglers']}; Ray calls between hosts p99 "
+                      f"messages {f['late_messages'] - f['stragglers']}; batches between hosts p99 "
                       f"{p['transit_ms_p99']:.2f} ms (a job message's shortest window: {p['job_window_ms']:.1f} ms)")
     if "lost" in summary:
         lost, states = summary["lost"], m["states"]
