@@ -19,19 +19,20 @@ from emu.inputs.schema import F, check_table
 BURSTS = SCENARIOS / "data" / "bursts.csv"
 
 
-def check_policy(path: str, raw: dict, section: str = "policy") -> dict:
+def check_policy(path: str, raw: dict, section: str = "policy", kind: str = "POLICY") -> dict:
+    """A policy's table (`kind` POLICY) or a run-queue insertion policy's (INSERTION): its name and PARAMS."""
     import policies
     name = raw.get("name")
     if not isinstance(name, str):
         raise ScenarioError(f"{path}: field '{section}.name': expected the name of a policy "
-                            f"({', '.join(policies.available())}), got {name!r}")
+                            f"({', '.join(policies.available(kind))}), got {name!r}")
     try:
-        cls = policies.load(name)
+        cls = policies.load(name, kind)
     except KeyError as exc:
         raise ScenarioError(f"{path}: field '{section}.name': {exc.args[0]}") from None
     schema = {"name": F("str")}
-    for param, (kind, default, _) in cls.PARAMS.items():
-        schema[param] = F(kind, default)
+    for param, (kind, default, _) in cls.PARAMS.items():        # a tuple of kind: the strings it may be
+        schema[param] = F("str", default, choices=kind) if isinstance(kind, tuple) else F(kind, default)
     return check_table(path, f"{section}.", schema, raw)
 
 

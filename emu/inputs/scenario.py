@@ -81,11 +81,7 @@ def load(source, overrides: list[str] = ()) -> dict:
         raise ScenarioError(f"{path}: field 'cluster.nodes': expected either a node count or a list of "
                             f"[[cluster.kinds]], and not both")
     if scenario["cpu"]["insertion"] is not None:
-        import policies
-        try:
-            policies.load(scenario["cpu"]["insertion"], "INSERTION")
-        except KeyError as exc:
-            raise ScenarioError(f"{path}: field 'cpu.insertion': {exc.args[0]}") from None
+        scenario["cpu"]["insertion"] = check_policy(path, scenario["cpu"]["insertion"], "cpu.insertion", "INSERTION")
     if scenario["seeds"] is None:
         scenario["seeds"] = [scenario["seed"]]
     elif not isinstance(scenario["seeds"], list) or not scenario["seeds"] or not all(
