@@ -28,6 +28,7 @@ from actors.cpu import FluidCPU, QuantumCPU
 from actors.disk import Disk
 from actors.job import Job
 from actors.load_report import LoadReports, shared_view
+from actors.message_queues import MessageQueues
 from actors.memory import Pager
 from actors.migration import Migration
 from actors.network_ram import NETWORK_RAM, NetworkRAM
@@ -75,8 +76,7 @@ class Workstation(Participant):
         self._area_at = 0.0
         self.faults = self.io_misses = 0
         self.inbox: dict[tuple, int] = {}       # parallel tasks: partners' messages (group, rank, iteration) come in
-        self.received: dict[tuple, int] = {}    # ... in all, by (group, rank): its receive queue (paper 001's rec)
-        self.sending: dict[int, list] = {}      # task id -> when its messages in flight arrive (its send queue)
+        self.queues = MessageQueues(self.q)     # paper 001's receive and send queues, for run-queue insertion
         self.waiting: dict[tuple, list] = {}    # (group, rank) -> [task, iteration, messages still due, since]
         self._fault_rate = 0.0          # faults per op under the resident demand (set by memory_changed)
         self.ram = NetworkRAM(self)             # network RAM: what this node borrows and lends (paper 002)
@@ -212,17 +212,15 @@ class Workstation(Participant):
     def _sync(self, job: Job) -> bool:
         """A parallel task ends a compute phase: it sends its partners a message and goes on only once it has
         theirs of this iteration (some may be here already). The wait is its own share of the time (`sync`)."""
-        sending = self.sending.setdefault(job.id, []) if job.burst > 0 else None
         for rank, node in job.partners:
             at = self.send(node, "sync", {"group": job.group, "to": rank, "from": job.rank, "it": job.iteration},
                            extra=job.message)
-            if sending is not None and at is not None:      # (on a bus only the bus knows)
-                sending.append(at)
+            if job.burst > 0:
+                self.queues.sent(job, at)
         if job.burst > 0:
             job.sync_at += job.burst_length(job.iteration)
         got = self.inbox.pop((job.group, job.rank, job.iteration), 0)
-        if got:
-            self.received[job.group, job.rank] -= got
+        self.queues.taken(job.group, job.rank, got)
         due = len(job.partners) - got
         self._set_stop(job)
         if due <= 0:
@@ -272,16 +270,6 @@ class Workstation(Participant):
         job.page += self.q.now - since
         self._run(job, "unblock")
 
-    def messages_queued(self, job: Job) -> int:
-        """Eq. (1)'s c_mes: the task's messages received and not yet taken (rec) and sent and not yet arrived
-        (send): under a constant latency the sender knows when they arrive."""
-        sending = self.sending.get(job.id)
-        if sending:
-            now = self.q.now
-            while sending and sending[0] <= now:
-                sending.pop(0)
-        return self.received.get((job.group, job.rank), 0) + (len(sending) if sending else 0)
-
     def _finish(self, job: Job) -> None:
         self.count_population()
         self.owner_time(job)
@@ -289,7 +277,7 @@ class Workstation(Participant):
         del self.jobs[job.id]
         if self.pages is not None:
             self.pages.release(job)
-        self.sending.pop(job.id, None)
+        self.queues.finished(job)
         self.foreign -= job.cls == "foreign"
         self.finished.append(job)
         self.memory_changed()
@@ -325,8 +313,7 @@ class Workstation(Participant):
             else:
                 key = (p["group"], p["to"], p["it"])
                 self.inbox[key] = self.inbox.get(key, 0) + 1
-                key = (p["group"], p["to"])
-                self.received[key] = self.received.get(key, 0) + 1
+                self.queues.arrived(p["group"], p["to"])
         elif kind in NETWORK_RAM:
             self.ram.receive(env)
         elif kind == "load_report":      # gossip: a peer's view

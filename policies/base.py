@@ -164,12 +164,12 @@ class Insertion(Params):
     def dispatched(self, job, node) -> None:
         """The CPU picked `job` (to run, or to fault at its page reference)."""
         if self.mes_update == "dispatch":
-            job.mes = self.p * job.mes + (1.0 - self.p) * node.messages_queued(job)
+            job.mes = self.p * job.mes + (1.0 - self.p) * node.queues.queued(job)
 
     def entered(self, job, node) -> None:
         """Eq. (2) (unless it runs at dispatches), and `de` counts from this entry."""
         if self.mes_update == "insert":
-            job.mes = self.p * job.mes + (1.0 - self.p) * node.messages_queued(job)
+            job.mes = self.p * job.mes + (1.0 - self.p) * node.queues.queued(job)
         job.de = 0
 
     def behind(self, queue, beats) -> int:

@@ -29,7 +29,7 @@ class CSM(Insertion):
         if not node.pages.over():                                   # predictive mode
             mes = job.mes
             return self.behind(queue, lambda x: x.mes < mes)
-        if node.received.get((job.group, job.rank), 0):              # dynamic mode
+        if node.queues.rec(job):              # dynamic mode
             return 0
         key, estimate = self.fault_probability(job, node), self.fault_probability
         return self.behind(queue, lambda x: estimate(x, node) > key)     # CSM mode

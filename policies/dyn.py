@@ -8,7 +8,7 @@ from policies.base import Insertion
 class Dynamic(Insertion):
     def insert(self, queue, job, reason, node) -> int:
         self.entered(job, node)
-        if queue and job.mes != 0 and node.received.get((job.group, job.rank), 0):
+        if queue and job.mes != 0 and node.queues.rec(job):
             return 0
         return len(queue)
 

@@ -15,9 +15,8 @@ class Node:
         self.received, self.counts, self.sizes = {}, {}, pages or {}
         self.pages = SimpleNamespace(over=lambda: over, resident=lambda j: self.sizes[j.id][0],
                                      working_set=lambda j: self.sizes[j.id][1])
-
-    def messages_queued(self, job):
-        return self.counts.get(job.id, 0)
+        self.queues = SimpleNamespace(queued=lambda j: self.counts.get(j.id, 0),
+                                      rec=lambda j: self.received.get((j.group, j.rank), 0))
 
 
 def task(i, mes=0.0, de=0, group=-1):
