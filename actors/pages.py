@@ -20,7 +20,9 @@ The paper's node model, as its spec reads it (spec 001 §3.4, §5.4, ambiguity r
 
 Per task, two numpy arrays over its virtual pages (resident or not; each page's stamp, inf while out) and the
 oldest resident page found so far (recomputed only when that page may have changed): no per-page Python
-objects. Ties between equal stamps go to the task admitted first, then to its lowest page.
+objects. A task-granular dispatch costs O(1): it records its time (`last`), and a page of the current window
+counts as stamped max(its own stamp, last); the window's stamps are written once, when its phase ends. Ties
+between equal stamps go to the task admitted first, then to its lowest page.
 """
 from __future__ import annotations
 
@@ -32,7 +34,8 @@ INF = float("inf")
 
 
 class TaskPages:
-    __slots__ = ("vir", "ws", "ws_sd", "phase", "wrk", "off", "phase_end", "res", "resident", "stamp", "oldest")
+    __slots__ = ("vir", "ws", "ws_sd", "phase", "wrk", "off", "phase_end", "res", "resident", "stamp", "last",
+                 "oldest")
 
     def __init__(self, vir: int, ws: float, ws_sd: float, phase: float):
         self.vir, self.ws, self.ws_sd, self.phase = vir, ws, ws_sd, phase
@@ -40,7 +43,16 @@ class TaskPages:
         self.phase_end = 0.0
         self.resident = np.zeros(vir, dtype=bool)
         self.stamp = np.full(vir, INF)
+        self.last = -INF                        # its last dispatch in this phase (task-granular stamps)
         self.oldest: tuple | None = None        # (stamp, page) of its oldest resident page; None: not known
+
+    def stamps(self) -> np.ndarray:
+        """Every page's stamp as of now: the current window's raised to the last dispatch."""
+        if self.last == -INF:
+            return self.stamp
+        out = self.stamp.copy()
+        np.maximum(out[self.off:self.off + self.wrk], self.last, out=out[self.off:self.off + self.wrk])
+        return out
 
 
 class PageMemory:
@@ -105,7 +117,7 @@ class PageMemory:
             if t.oldest is not None and t.oldest[1] == page:
                 t.oldest = None
             return -1
-        np.copyto(t.stamp[off:off + wrk], now, where=t.resident[off:off + wrk])
+        t.last = now
         if t.oldest is not None and off <= t.oldest[1] < off + wrk:
             t.oldest = None
         return -1 if t.resident[page] else page
@@ -127,6 +139,10 @@ class PageMemory:
 
     # -- the model -------------------------------------------------------------------------------------------
     def _new_phase(self, t: TaskPages, done: float) -> None:
+        if t.last != -INF:          # the old window's stamps, written down
+            t.stamp = t.stamps()
+            t.last = -INF
+            t.oldest = None
         rng, vir = self.rng, t.vir
         wrk = int(round(rng.gauss(t.ws * vir, t.ws_sd * vir)))
         t.wrk = min(max(wrk, 1), vir)
@@ -135,8 +151,9 @@ class PageMemory:
 
     def _oldest(self, t: TaskPages) -> tuple:
         if t.oldest is None:
-            page = int(t.stamp.argmin())
-            t.oldest = (float(t.stamp[page]), page)
+            stamps = t.stamps()
+            page = int(stamps.argmin())
+            t.oldest = (float(stamps[page]), page)
         return t.oldest
 
     def _evict(self, n: int) -> None:
@@ -158,7 +175,7 @@ class PageMemory:
             self.used -= 1
             return
         owners = [t for t in self.tasks.values() if t.res]
-        stamps = np.concatenate([t.stamp for t in owners])
+        stamps = np.concatenate([t.stamps() for t in owners])
         order = np.argsort(stamps, kind="stable")[:n]
         bounds = np.cumsum([0] + [t.vir for t in owners])
         for i, t in enumerate(owners):
