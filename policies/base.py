@@ -57,6 +57,9 @@ class Policy(Params):
     # Whether it reads the load index (`node.index`). A policy that reads none (the papers' Base) runs on a
     # cluster with no load-information exchange at all: no reports, no collector, no broadcasts on the network.
     reads_index = True
+    # Whether it maps a parallel job's tasks (`parallel.mapping = "policy"`, paper 001): they all arrive at the
+    # job's home node, and `place` sends each to its node and fills in its `partners`' nodes
+    maps_tasks = False
 
     def place(self, job, node):
         return node.id

@@ -12,6 +12,8 @@ from policies.base import Policy
 
 
 class LeastMemory(Policy):
+    maps_tasks = True
+
     def __init__(self, **params):
         super().__init__(**params)
         self.groups: dict[int, list] = {}     # job being mapped -> [its nodes by rank, ranks not yet placed]
