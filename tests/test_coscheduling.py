@@ -102,3 +102,21 @@ def test_literal_and_corrected_eq3():
     assert csm.fault_probability(task(1), node) == pytest.approx(0.4)
     assert literal.fault_probability(task(1), node) == pytest.approx(0.6)
     assert csm.fault_probability(task(2), node) == 0.0 and literal.fault_probability(task(2), node) == 0.0
+
+
+def test_metrics_by_the_papers_equations():
+    """Spec 001 §8.1 (6): one job of 4 tasks, tc 100, task responses 100..130: correlation 70 %; slowdown a
+    ratio of sums; faults per task averaged per node, then over nodes."""
+    from emu.engine.coscheduling import metrics
+
+    def row(job, node, group, finish, faults, work=100.0, program="large"):
+        return {"job": job, "node": node, "group": group, "state": "done", "arrival": 0.0, "finish": finish,
+                "response": finish, "work": work, "faults": faults, "program": program if group >= 0 else ""}
+    jobs = [row(i, i, 0, 100.0 + 10 * i, faults=i) for i in range(4)]
+    jobs += [row(4, 0, -1, 50.0, faults=10, work=25.0), row(5, 0, -1, 150.0, faults=20, work=25.0)]
+    m = metrics(jobs, {i: 1.0 for i in range(4)})
+    assert m["correlation"] == {"large": pytest.approx(70.0), "parallel": pytest.approx(70.0)}
+    assert m["slowdown"]["large"] == pytest.approx(130.0 / 100.0)
+    assert m["slowdown"]["local"] == pytest.approx((50.0 + 150.0) / 50.0)
+    # node 0: tasks with 0, 10, 20 faults -> 10; nodes 1-3: 1, 2, 3 -> (10 + 1 + 2 + 3) / 4
+    assert m["mean_page_faults"] == pytest.approx(4.0)

@@ -39,7 +39,8 @@ def check_policy(path: str, raw: dict, section: str = "policy", kind: str = "POL
 def check_workload(path: str, base: Path, i: int, w: dict, nodes: int) -> None:
     where = f"{path}: field 'workload[{i}]."
     arrival, life = w["arrival"], w["lifetime"]
-    needs = {"poisson": ["mean_interarrival"], "lognormal": ["span"], "trace": ["file"]}[arrival["process"]]
+    needs = {"poisson": ["mean_interarrival"], "lognormal": ["span"], "trace": ["file"], "batch": []}[
+        arrival["process"]]
     for name in needs:
         if arrival[name] is None:
             raise ScenarioError(f"{where}arrival.{name}': missing (needed by process = {arrival['process']!r})")

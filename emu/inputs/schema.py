@@ -45,7 +45,7 @@ WORKLOAD = {
     "class": F("str", "local", choices=("local", "foreign")),
     "home": F("str", "uniform", choices=("uniform", "round_robin", "trace")),
     "arrival": F("table", schema={
-        "process": F("str", "poisson", choices=("poisson", "lognormal", "trace")),
+        "process": F("str", "poisson", choices=("poisson", "lognormal", "trace", "batch")),
         "mean_interarrival": F("time", None, positive=True),
         "sigma": F("number", 1.0, positive=True),
         "span": F("time", None, positive=True),
@@ -124,6 +124,8 @@ SCHEMA = {
         # dispatched task's working set; "page": the referenced page)
         "fault_delay": F("time", "20 ms", positive=True),
         "lru": F("str", "task", choices=("task", "page")),
+        # log every resident task's res_mem and CPU time at each load-report period (paper 001's Fig. 4)
+        "trace": F("bool", False),
     }),
     "disk": F("table", schema={
         "seek": F("time", "8 ms", minimum=0),

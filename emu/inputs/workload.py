@@ -11,6 +11,7 @@ Arrival processes:
   exactly `span` seconds. This is the calibration specs 000 §3.4 and 002 §3.3 propose, because the papers'
   printed lognormal rate function cannot produce their stated job counts.
 - `trace`: a CSV file (see `read_trace`).
+- `batch`: all of them at `start` (a static workload: paper 001's Fig. 4).
 Lifetimes: `exponential` (mean), `fixed` (mean), `pareto` (bounded Pareto with `alpha`, `min`, `max`; alpha = 1
 is Harchol-Balter and Downey's "1/T" lifetime distribution), or `programs` (uniform, or weighted, choice in
 the program table; each program has its work and working set).
@@ -71,7 +72,9 @@ def _stream(w: dict, rng, n_nodes: int, file: str, index: int, seed: int) -> lis
     arrival = w["arrival"]
     if arrival["process"] == "trace":
         return read_trace(arrival["file"], n_nodes, w)[:n]
-    if arrival["process"] == "poisson":
+    if arrival["process"] == "batch":
+        times = np.zeros(n)
+    elif arrival["process"] == "poisson":
         times = np.cumsum(rng.exponential(arrival["mean_interarrival"], n))
     else:
         gaps = rng.lognormal(0.0, arrival["sigma"], n)
@@ -122,7 +125,8 @@ def _stream(w: dict, rng, n_nodes: int, file: str, index: int, seed: int) -> lis
                   io_read=io["read_fraction"], program=program, cls=w["class"],
                   migratable=migratable and not pinned[k], closed=w["closed"], working_set=mem["working_set"],
                   working_set_sd=mem["working_set_sd"], ws_phase=mem["phase_length"])
-        if ring or par["sizes"]:
+        if ring or par["sizes"]:                # named by its stream (paper 001's classes: small, large)
+            job.program = job.program or w["name"]
             jobs += tasks(job, par, index * 1_000_000 + k, sizes[k], burst_seeds[k])
         elif par["tasks"]:
             jobs += tasks(job, par, index * 1_000_000 + k, par["tasks"], 0)
