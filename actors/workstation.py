@@ -58,7 +58,7 @@ class Workstation(Participant):
                 self.q, self.speed, self._on_stop, cpu["time_slice"], cpu["context_switch"],
                 None if insertion is None else partial(insertion.insert, node=self),
                 partial(self.rng.expovariate, 1.0 / cpu["time_slice"]) if cpu["slices"] == "exponential" else None,
-                None if self.pages is None else self._dispatched)
+                None if self.pages is None and insertion is None else self._dispatched)
         else:
             self.cpu = FluidCPU(self.q, self.speed, self._on_stop, cpu["time_slice"], cpu["context_switch"])
         self.pager = Pager(spec["memory_size"], spec["swap"], mem["page_size"], mem["fault_rate"], disk["buffer_cache"],
@@ -250,13 +250,14 @@ class Workstation(Participant):
         self._run(job, "unblock")
 
     def _dispatched(self, job: Job) -> bool:
-        """Paper 001: the CPU picked `job`; its one page reference (actors.pages). True if it runs; on a fault it
-        sleeps for the paging delay, a pure delay (the paper's constant 20 ms: faults do not queue), and the
-        page is loaded as it wakes."""
+        """Paper 001: the CPU picked `job`; its one page reference (actors.pages). True if it runs (and reads
+        the messages that woke it); on a fault it sleeps for the paging delay, a pure delay (the paper's
+        constant 20 ms: faults do not queue), and the page is loaded as it wakes."""
         if self.insertion is not None:
             self.insertion.dispatched(job, self)
-        page = self.pages.reference(job, self.q.now)
+        page = -1 if self.pages is None else self.pages.reference(job, self.q.now)
         if page < 0:
+            self.queues.runs(job)
             return True
         job.faults += 1
         self.faults += 1
@@ -306,6 +307,7 @@ class Workstation(Participant):
             wait = self.waiting.get((p["group"], p["to"]))
             if wait is not None and wait[1] == p["it"]:
                 wait[2] -= 1
+                self.queues.woke(wait[0])
                 if wait[2] == 0:
                     job, _, _, since = self.waiting.pop((p["group"], p["to"]))
                     job.sync += self.q.now - since
