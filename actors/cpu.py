@@ -5,7 +5,9 @@ first; a local/owner job preempts a foreign one at once) and share the CPU among
 
 - `QuantumCPU`: round-robin time slices with a context-switch cost. A job runs for at most one slice, then is
   put back in the run queue where the insertion policy says (the coscheduling paper changes exactly that).
-  Needed where individual slices matter (coscheduling, cycle stealing at node level).
+  Needed where individual slices matter (coscheduling, cycle stealing at node level). Slices are of one
+  length, or drawn per dispatch (paper 001: exponential); a job may leave the CPU as it is picked, before it
+  runs (`on_dispatch`: paper 001's page reference, which may fault).
 - `FluidCPU`: processor sharing, exact between events and far cheaper: events only when a job reaches a stop.
   With n > 1 jobs sharing, the switch overhead of round-robin is charged as an efficiency q / (q + c), so
   that the two levels agree on means (tests/test_cpu.py checks it).
@@ -144,15 +146,18 @@ class FluidCPU:
 
 
 class QuantumCPU:
-    __slots__ = ("q", "speed", "on_stop", "slice", "switch_cost", "insertion", "queues", "current", "last_ran",
-                 "run_start", "slice_end", "_switch_start", "switch_cost_now", "_holding", "timer", "busy", "work",
-                 "switching", "dispatches")
+    __slots__ = ("q", "speed", "on_stop", "slice", "draw_slice", "on_dispatch", "switch_cost", "insertion", "queues",
+                 "current", "last_ran", "run_start", "slice_end", "_switch_start", "switch_cost_now", "_holding", "timer",
+                 "busy", "work", "switching", "dispatches")
 
     def __init__(self, queue: EventQueue, speed: float, on_stop: Callable[[Job], bool],
-                 time_slice: float, context_switch: float, insertion=None):
+                 time_slice: float, context_switch: float, insertion=None, draw_slice=None, on_dispatch=None):
         self.q, self.speed, self.on_stop = queue, speed, on_stop
         self.slice, self.switch_cost = time_slice, context_switch
-        self.insertion = insertion
+        self.insertion = insertion          # where a ready job goes: insertion(queue, job, reason) -> its place
+        self.draw_slice = draw_slice        # each slice's length (paper 001: exponential), or None: `slice`
+        # called as a job is picked, before it runs: False if it left at once (paper 001's page reference)
+        self.on_dispatch = on_dispatch
         # run queue per priority class, highest first (a dict keeps that order)
         self.queues: dict[int, list[Job]] = {prio: [] for prio in sorted(set(CLASSES.values()))}
         self.current: Job | None = None
@@ -202,25 +207,36 @@ class QuantumCPU:
         if self.insertion is None:
             rq.append(job)
         else:
-            rq.insert(self.insertion.insert(rq, job, reason, self.q.now), job)
+            rq.insert(self.insertion(rq, job, reason), job)
 
     def _dispatch(self, arm: bool = True) -> bool:
         """Switch to the first job of the highest class, if the CPU is free; True if one was dispatched."""
         if self.current is not None or self._holding:
             return False
-        for rq in self.queues.values():
-            if rq:
-                job = rq.pop(0)
-                break
-        else:
-            return False
         now = self.q.now
-        self.dispatches += 1
+        while True:
+            for rq in self.queues.values():
+                if rq:
+                    job = rq.pop(0)
+                    break
+            else:
+                return False
+            self.dispatches += 1
+            if self.on_dispatch is None:
+                break
+            job.queue += now - job.since        # (so that a job that leaves at once has its wait counted)
+            job.since = now
+            self._holding = True
+            try:
+                if self.on_dispatch(job):
+                    break
+            finally:
+                self._holding = False
         cost = 0.0 if job is self.last_ran else self.switch_cost
         self.current = self.last_ran = job
         self._switch_start, self.switch_cost_now = now, cost
         self.run_start = start = now + cost
-        self.slice_end = start + self.slice
+        self.slice_end = start + (self.slice if self.draw_slice is None else self.draw_slice())
         job.queue += start - job.since      # the wait includes the switch into it
         job.state = "running"
         if arm:
@@ -267,7 +283,7 @@ class QuantumCPU:
         else can happen (an event anywhere in the heap, or the runtime's horizon), it is ended here at once,
         with the same steps in the same order as through the heap, without the heap's cost. A bare expiry
         schedules nothing (an insertion policy only orders the run queue), so what comes first is known
-        before the loop."""
+        before the loop; only a dispatch's page reference may (a fault), and the bound is then taken again."""
         job, q, speed = self.current, self.q, self.speed
         self._settle_current()
         self.current = None
@@ -287,6 +303,8 @@ class QuantumCPU:
                     enqueue(job, "quantum")
                 if not dispatch(False):
                     return
+                if self.on_dispatch is not None:     # a page fault at the dispatch put an event in the heap
+                    limit = min(limit, q.heap.top_time())
                 job, start, end = self.current, self.run_start, self.slice_end
                 stop_at = job.stop_at
                 t = start + (stop_at - job.done) / speed       # when it would reach its stop

@@ -49,6 +49,16 @@ class Job:
     partners: list = field(default_factory=list)
     message: float = 0.0
     iteration: int = 0
+    # a task of paper 001's communicating jobs: after CPU bursts of mean `burst` ops (exponential, the same
+    # sequence for every task of the job: see `burst_length`) it sends to its partners and waits for a message
+    burst: float = 0.0
+    burst_seed: int = 0
+    tasks: int = 0                  # its job's task count (a policy that maps the job's tasks reads it)
+    # paper 001's page-level memory (actors.pages): working sets of mean `working_set` x its virtual size
+    # (deviation `working_set_sd` x it), phases of mean `ws_phase` x its work
+    working_set: float = 1.0
+    working_set_sd: float = 0.0
+    ws_phase: float = 0.0
     # where it is in its life
     done: float = 0.0
     state: str = "pending"
@@ -81,8 +91,14 @@ class Job:
     since: float = 0.0
     mark: float = 0.0               # lingering and suspended time are accounted up to here
     priority: int = field(init=False, default=0)    # CLASSES[cls], read at every CPU decision
+    sync_at: float = float("inf")   # progress (ops) at which a task of `burst` ends its compute burst
+    mes: float = 0.0                # paper 001's smoothed message count (eq. 2) and overtakes (`de`), read by
+    de: int = 0                     # the run-queue insertion policies
 
-    _LOCAL = ("stop_at", "fault_at", "since", "mark", "priority")
+    _LOCAL = ("stop_at", "fault_at", "since", "mark", "priority", "sync_at", "mes", "de")
+    # carried only when set, so that the other papers' job messages keep their size
+    _OPTIONAL = {"burst": 0.0, "burst_seed": 0, "tasks": 0, "working_set": 1.0, "working_set_sd": 0.0,
+                 "ws_phase": 0.0}
 
     def __post_init__(self):
         self.priority = CLASSES[self.cls]
@@ -112,13 +128,27 @@ class Job:
 
     def next_sync(self) -> float:
         """Progress (ops) at which a parallel task ends its compute phase, or inf."""
-        return (self.iteration + 1) * self.phase if self.phase > 0 else float("inf")
+        return (self.iteration + 1) * self.phase if self.phase > 0 else self.sync_at
+
+    def burst_length(self, iteration: int) -> float:
+        """The job's `iteration`-th CPU burst (ops): exponential of mean `burst`, from a counter-based hash
+        (splitmix64) of the job's seed, so that every task of the job, on any node, draws the same sequence:
+        they communicate at the same points of their work, and none waits for a partner that has finished."""
+        z = (self.burst_seed + (iteration + 1) * 0x9E3779B97F4A7C15) & _MASK
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+        z ^= z >> 31
+        return -self.burst * math.log(1.0 - (z >> 11) / 9007199254740992.0)
 
     def peak_demand(self) -> float:
         return self.memory[0][1] if len(self.memory) == 1 else max(size for _, size in self.memory)
 
     def to_state(self) -> dict:
-        return {name: getattr(self, name) for name in _STATE_FIELDS}
+        state = {name: getattr(self, name) for name in _STATE_FIELDS}
+        for name, default in Job._OPTIONAL.items():
+            if state[name] == default:
+                del state[name]
+        return state
 
     @classmethod
     def from_state(cls, state) -> "Job":
@@ -162,5 +192,6 @@ class Job:
         }
 
 
+_MASK = (1 << 64) - 1
 _STATE_FIELDS = tuple(f.name for f in fields(Job) if f.name not in Job._LOCAL)
 _KNOWN = {f.name: f for f in fields(Job) if f.name not in Job._LOCAL}       # what a received job may carry

@@ -86,6 +86,9 @@ class LoadReports:
             if self.keys is None:
                 self.keys = tuple(report) + TAIL
         self.last = (node.q.now, busy, node.faults, node.disk.busy)
+        if node.pages is not None and node.spec["memory"]["trace"]:
+            for job in node.jobs.values():
+                node.log("task_memory", job=job.id, resident=node.pages.resident(job), cpu=job.cpu)
         if self.exchange == "collector":
             node.send(node.collector, "load_report", {"report": report})
         elif self.exchange == "gossip":

@@ -85,7 +85,7 @@ class Pager:
 
     def fault_rate_now(self) -> float:
         """Fault events (bursts of `fault_batch` pages) per CPU-second for a running job under the current demand."""
-        if self.demand <= self.user_memory:
+        if self.demand <= self.user_memory or self.fault_model == "pages":     # pages: actors.pages faults
             return 0.0
         pressure = self.overflow() if self.fault_model == "overflow" else self.demand / self.user_memory
         return self.fault_rate * pressure / self.fault_batch

@@ -22,15 +22,18 @@ class holding the node:
 from __future__ import annotations
 
 import random
+from functools import partial
 
 from actors.cpu import FluidCPU, QuantumCPU
 from actors.disk import Disk
 from actors.job import Job
 from actors.load_report import LoadReports, shared_view
+from actors.message_queues import MessageQueues
 from actors.memory import Pager
 from actors.migration import Migration
 from actors.network_ram import NETWORK_RAM, NetworkRAM
 from actors.owner import BurstTable, Owner
+from actors.pages import PageMemory, pages_of
 from actors.participant import Participant
 from actors.placement import Placement
 from actors.suspension import Suspension
@@ -46,8 +49,18 @@ class Workstation(Participant):
         self.spec, self.policy, self.collector = spec, policy, collector
         self.speed = spec["speed"]
         self.rng = random.Random(seed)
-        cpu_model = QuantumCPU if cpu["mode"] == "quantum" else FluidCPU
-        self.cpu = cpu_model(self.q, self.speed, self._on_stop, cpu["time_slice"], cpu["context_switch"], insertion)
+        # paper 001's page-level memory: a page reference at every dispatch (see actors.pages)
+        self.pages = None if mem["fault_model"] != "pages" else PageMemory(
+            int((spec["memory_size"] - disk["buffer_cache"]) // mem["page_size"]), self.rng, mem["lru"])
+        self.insertion, self.fault_delay = insertion, mem["fault_delay"]
+        if cpu["mode"] == "quantum":
+            self.cpu = QuantumCPU(
+                self.q, self.speed, self._on_stop, cpu["time_slice"], cpu["context_switch"],
+                None if insertion is None else partial(insertion.insert, node=self),
+                partial(self.rng.expovariate, 1.0 / cpu["time_slice"]) if cpu["slices"] == "exponential" else None,
+                None if self.pages is None and insertion is None else self._dispatched)
+        else:
+            self.cpu = FluidCPU(self.q, self.speed, self._on_stop, cpu["time_slice"], cpu["context_switch"])
         self.pager = Pager(spec["memory_size"], spec["swap"], mem["page_size"], mem["fault_rate"], disk["buffer_cache"],
                            mem["fault_batch"], mem["fault_model"])
         self.disk = Disk(self.q, disk["seek"], disk["rotation"], disk["bandwidth"], disk["queueing"])
@@ -63,6 +76,7 @@ class Workstation(Participant):
         self._area_at = 0.0
         self.faults = self.io_misses = 0
         self.inbox: dict[tuple, int] = {}       # parallel tasks: partners' messages (group, rank, iteration) come in
+        self.queues = MessageQueues(self.q)     # paper 001's receive and send queues, for run-queue insertion
         self.waiting: dict[tuple, list] = {}    # (group, rank) -> [task, iteration, messages still due, since]
         self._fault_rate = 0.0          # faults per op under the resident demand (set by memory_changed)
         self.ram = NetworkRAM(self)             # network RAM: what this node borrows and lends (paper 002)
@@ -100,11 +114,16 @@ class Workstation(Participant):
                 job.io_at = job.done + self.rng.expovariate(job.io_rate)
             else:
                 job.io_at = INF
+            if job.burst > 0:
+                job.sync_at = job.burst_length(0)
         if not job.nodes or job.nodes[-1] != self.id:
             job.nodes.append(self.id)
         job.mark = self.q.now
         self.cpu.replan()       # settle progress before demand changes
         self.jobs[job.id] = job
+        if self.pages is not None:
+            self.pages.admit(job, pages_of(job.demand(), self.pager.page_size), job.working_set, job.working_set_sd,
+                             job.ws_phase, self.q.now)
         self.foreign += job.cls == "foreign"
         job.fault_at = INF
         self.memory_changed()
@@ -194,9 +213,15 @@ class Workstation(Participant):
         """A parallel task ends a compute phase: it sends its partners a message and goes on only once it has
         theirs of this iteration (some may be here already). The wait is its own share of the time (`sync`)."""
         for rank, node in job.partners:
-            self.send(node, "sync", {"group": job.group, "to": rank, "from": job.rank, "it": job.iteration},
-                      extra=job.message)
-        due = len(job.partners) - self.inbox.pop((job.group, job.rank, job.iteration), 0)
+            at = self.send(node, "sync", {"group": job.group, "to": rank, "from": job.rank, "it": job.iteration},
+                           extra=job.message)
+            if job.burst > 0:
+                self.queues.sent(job, at)
+        if job.burst > 0:
+            job.sync_at += job.burst_length(job.iteration)
+        got = self.inbox.pop((job.group, job.rank, job.iteration), 0)
+        self.queues.taken(job.group, job.rank, got)
+        due = len(job.partners) - got
         self._set_stop(job)
         if due <= 0:
             return True
@@ -224,11 +249,36 @@ class Workstation(Participant):
         self._next_fault(job)
         self._run(job, "unblock")
 
+    def _dispatched(self, job: Job) -> bool:
+        """Paper 001: the CPU picked `job`; its one page reference (actors.pages). True if it runs (and reads
+        the messages that woke it); on a fault it sleeps for the paging delay, a pure delay (the paper's
+        constant 20 ms: faults do not queue), and the page is loaded as it wakes."""
+        if self.insertion is not None:
+            self.insertion.dispatched(job, self)
+        page = -1 if self.pages is None else self.pages.reference(job, self.q.now)
+        if page < 0:
+            self.queues.runs(job)
+            return True
+        job.faults += 1
+        self.faults += 1
+        job.state = "blocked"
+        self.q.at(self.q.now + self.fault_delay, self._paged, (job, page, self.q.now))
+        return False
+
+    def _paged(self, item) -> None:
+        job, page, since = item
+        self.pages.load(job, page, self.q.now)
+        job.page += self.q.now - since
+        self._run(job, "unblock")
+
     def _finish(self, job: Job) -> None:
         self.count_population()
         self.owner_time(job)
         job.state, job.finish = "done", self.q.now
         del self.jobs[job.id]
+        if self.pages is not None:
+            self.pages.release(job)
+        self.queues.finished(job)
         self.foreign -= job.cls == "foreign"
         self.finished.append(job)
         self.memory_changed()
@@ -257,6 +307,7 @@ class Workstation(Participant):
             wait = self.waiting.get((p["group"], p["to"]))
             if wait is not None and wait[1] == p["it"]:
                 wait[2] -= 1
+                self.queues.woke(wait[0])
                 if wait[2] == 0:
                     job, _, _, since = self.waiting.pop((p["group"], p["to"]))
                     job.sync += self.q.now - since
@@ -264,6 +315,7 @@ class Workstation(Participant):
             else:
                 key = (p["group"], p["to"], p["it"])
                 self.inbox[key] = self.inbox.get(key, 0) + 1
+                self.queues.arrived(p["group"], p["to"])
         elif kind in NETWORK_RAM:
             self.ram.receive(env)
         elif kind == "load_report":      # gossip: a peer's view

@@ -36,21 +36,30 @@ for the results at the load-index period). With no index refresh to prompt it, s
 pending pool when a job completes (where memory and a job slot come free), not also once a period.
 
 Parameters are declared in `PARAMS` as `name: (kind, default, meaning)`, kind one of the unit kinds of
-`emu.inputs.units` or "int", "number", "bool", "str"; the scenario loader checks them and converts units.
+`emu.inputs.units` or "int", "number", "bool", "str", or a tuple of the strings it may be; the scenario loader
+checks them and converts units. A run-queue insertion policy (`Insertion`, below; `cpu.insertion` names one)
+declares its own the same way.
 """
 from __future__ import annotations
 
 
-class Policy:
+class Params:
+    """Parameters declared in `PARAMS` become attributes (the scenario loader has checked them)."""
     PARAMS: dict = {}
-    releases_memory = False     # a job this policy suspends is swapped out (its memory freed) until it resumes
-    # Whether it reads the load index (`node.index`). A policy that reads none (the papers' Base) runs on a
-    # cluster with no load-information exchange at all: no reports, no collector, no broadcasts on the network.
-    reads_index = True
 
     def __init__(self, **params):
         for name, (_, default, _) in self.PARAMS.items():
             setattr(self, name, params.get(name, default))
+
+
+class Policy(Params):
+    releases_memory = False     # a job this policy suspends is swapped out (its memory freed) until it resumes
+    # Whether it reads the load index (`node.index`). A policy that reads none (the papers' Base) runs on a
+    # cluster with no load-information exchange at all: no reports, no collector, no broadcasts on the network.
+    reads_index = True
+    # Whether it maps a parallel job's tasks (`parallel.mapping = "policy"`, paper 001): they all arrive at the
+    # job's home node, and `place` sends each to its node and fills in its `partners`' nodes
+    maps_tasks = False
 
     def place(self, job, node):
         return node.id
@@ -132,3 +141,49 @@ def free_node_here(node, lingering: bool) -> bool:
     """Whether this node can take a foreign job arriving now: no foreign job here, and idle unless lingering."""
     return not any(j.cls == "foreign" for j in node.jobs.values()) and (
         lingering or not (node.owner and node.owner.nonidle))
+
+
+class Insertion(Params):
+    """A run-queue insertion policy (paper 001's `insert_RQ`, spec 001 §4): every ready task passes it on its
+    way into the CPU's run queue (arriving, back from a quantum, woken from a fault or a receive), and
+    `insert(queue, job, reason, node)` returns its place there. `queue` holds the waiting tasks, first to run
+    first; the running task (the paper's RQ[0]) is not in it, so it is never overtaken. This base is
+    round-robin (the bottom) and holds what the coscheduling policies share: eq. (2)'s smoothing of a task's
+    message counts into `job.mes` (a task of mes 0 is local), and the walk of Algorithm 1's lines 7-12 from
+    the bottom, overtaking while the policy's condition and the starvation bounds (MNOL for local tasks, MNOD
+    for distributed ones, counted in each overtaken task's `de`) allow. Ties never overtake: equal keys are
+    FIFO."""
+    PARAMS = {
+        "mnol": ("int", 2, "MNOL: the overtakes a local task may suffer between two of its insertions"),
+        "mnod": ("int", 2, "MNOD: the same for a distributed task"),
+        "p": ("number", 0.3, "eq. (2)'s weight of the past count (P)"),
+        # spec 001 ambiguity register row 6: at each insertion (default) or at each dispatch
+        "mes_update": (("insert", "dispatch"), "insert", "when eq. (2) is applied: insert or dispatch"),
+    }
+
+    def insert(self, queue, job, reason, node) -> int:
+        return len(queue)
+
+    def dispatched(self, job, node) -> None:
+        """The CPU picked `job` (to run, or to fault at its page reference)."""
+        if self.mes_update == "dispatch":
+            job.mes = self.p * job.mes + (1.0 - self.p) * node.queues.queued(job)
+
+    def entered(self, job, node) -> None:
+        """Eq. (2) (unless it runs at dispatches), and `de` counts from this entry."""
+        if self.mes_update == "insert":
+            job.mes = self.p * job.mes + (1.0 - self.p) * node.queues.queued(job)
+        job.de = 0
+
+    def behind(self, queue, beats) -> int:
+        """Lines 7-12: the place after walking up from the bottom past each task that `beats(task)` says the
+        new one goes before, within its starvation bound; every task passed counts one more overtake."""
+        i = len(queue)
+        mnol, mnod = self.mnol, self.mnod
+        while i:
+            x = queue[i - 1]
+            if x.de >= (mnol if x.mes == 0 else mnod) or not beats(x):
+                break
+            x.de += 1
+            i -= 1
+        return i

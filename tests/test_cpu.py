@@ -77,12 +77,11 @@ def test_fluid_charges_switches_as_efficiency():
 def test_insertion_policy_decides_where_a_ready_job_goes():
     calls = []
 
-    class ArrivalsFirst:
-        def insert(self, queue, job, reason, now):
-            calls.append((job.id, reason))
-            return 0 if reason == "arrival" else len(queue)
+    def arrivals_first(queue, job, reason):
+        calls.append((job.id, reason))
+        return 0 if reason == "arrival" else len(queue)
 
-    q, cpu, finished = make(QuantumCPU, slice_=0.1, insertion=ArrivalsFirst())
+    q, cpu, finished = make(QuantumCPU, slice_=0.1, insertion=arrivals_first)
     cpu.add(job(1, 0.3))
     cpu.add(job(2, 0.1))
     cpu.add(job(3, 0.1))            # inserted at the front: runs before job 2

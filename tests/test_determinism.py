@@ -37,6 +37,10 @@ def test_same_seed_same_results_other_seed_other_results(tmp_path):
     ("p004/ll_c1.toml", ("cluster.nodes=6", "workload.jobs=10", 'workload.lifetime={distribution="fixed", mean="60 s"}',
                          "policy=linger_longer")),
     ("p004/ll_p1.toml", ("owner.nodes=3", "workload.parallel.iterations=20")),
+    # paper 001: page memory, insertion by CSM, ring tasks mapped by least memory and messaging between actors
+    ("p001/medium.toml", ("cluster.nodes=4", "workload.0.jobs=12", "workload.1.jobs=3", "workload.2.jobs=2",
+                          "workload.1.parallel.sizes=[1]", "workload.2.parallel.sizes=[2, 4]",
+                          'workload.2.lifetime.mean="60 s"')),
 ])
 def test_owners_and_parallel_jobs_are_identical_inline_and_stepped(ray_local, tmp_path, name, overrides):
     """Paper 004's models across runtimes: owners' bursts and episodes drawn inside each actor, evictions and

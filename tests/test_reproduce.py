@@ -2,6 +2,7 @@
 the report's figures are those of the runs' own summaries, and the claims the scaled-down model must keep
 hold (Fig. 7's mechanism, Fig. 8's crossover, Table 1's orderings)."""
 import json
+import sys
 
 import pytest
 
@@ -122,8 +123,29 @@ def test_p002_quick_writes_every_run_and_its_report(ray_local, tmp_path):
     assert [line for line in again.read_text().splitlines() if line.startswith(("| Fig. ", "| §"))] == claims
 
 
+def test_p001_quick_writes_every_run_and_its_report(ray_local, tmp_path):
+    """`nowemu reproduce p001 --quick`: Fig. 4's static workload on 8 nodes under PRED and CSM. The report's ends
+    of J1 and J2 are the runs' own (from their slowdowns, eq. 10), and node N1's trace is plotted."""
+    report = tmp_path / "p001.md"
+    assert cli.main(["reproduce", "p001", "--quick", "--out", str(tmp_path / "runs"), "--report", str(report)]) == 0
+    runs = tmp_path / "runs"
+    assert sorted(p.parent.name for p in runs.rglob("summary.json")) == ["csm-s1", "pred-s1"]
+    ends = {}
+    for policy in ("pred", "csm"):
+        summary = json.loads((runs / "fig4" / f"{policy}-s1" / "summary.json").read_text())
+        slowdown = summary["coscheduling"]["slowdown"]
+        ends[policy] = (slowdown["J1"] * 3600, 10 + slowdown["J2"] * 3600)
+        assert summary["coscheduling"]["jobs"] == {"J1": 1, "J2": 1, "parallel": 2}
+    text = report.read_text()
+    for policy, (j1, j2) in ends.items():
+        assert f"| {policy.upper()} | {j1:.0f} | {j2:.0f} |" in text
+    reduction = 100 * (ends["pred"][0] - ends["csm"][0]) / ends["pred"][0]
+    assert f"| 5400 s against 8472 s: 36 % | {reduction:.1f} % |" in text
+    assert (report.parent / "p001-quick" / "fig4.png").exists() or "matplotlib" not in sys.modules
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("paper", ["p000", "p002", "p004"])
+@pytest.mark.parametrize("paper", ["p000", "p001", "p002", "p004"])
 def test_full_reproduction_runs_every_experiment(ray_local, tmp_path, paper):
     """The paper-scale reproductions (`nowemu reproduce PAPER`: p000 4 to 7 minutes on 2 cores, p002 a few
     hours, p004 20 to 35 minutes), run by `python -m pytest -m slow`: every run completes and every claim of

@@ -54,11 +54,14 @@ def make(bp: dict, heap=None):
                          heap, bp["bus"])
     if bp["role"] == "bus":
         return Bus(bp["id"], bp["peers"], bp["network"]["bandwidth"], bp["network"]["latency"], heap)
-    params = {k: v for k, v in bp["policy"].items() if k != "name"}
-    policy = policies.load(bp["policy"]["name"])(**params)
-    insertion = policies.load(bp["insertion"], "INSERTION")() if bp["insertion"] else None
+    policy = _policy(bp["policy"], "POLICY")
+    insertion = _policy(bp["insertion"], "INSERTION") if bp["insertion"] else None
     return Workstation(bp["id"], bp["spec"], policy, bp["seed"], bp["peers"], bp["collector"],
                        bp["arrivals"], insertion, heap, bp["owner"])
+
+
+def _policy(table: dict, kind: str):
+    return policies.load(table["name"], kind)(**{k: v for k, v in table.items() if k != "name"})
 
 
 def lookahead(scenario: dict) -> float:

@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from actors.job import STATES
+from emu.engine import coscheduling
 from emu.engine.samples import ClusterSeries, Samples
 from emu.inputs.scenario import node_specs
 
@@ -81,6 +82,8 @@ def assemble(finals: list[dict], scenario: dict, end: float, extra: dict, lost: 
         **extra,
         "config": scenario,
     }
+    if scenario["memory"]["fault_model"] == "pages":         # paper 001's model: its own metrics
+        summary["coscheduling"] = coscheduling.metrics(jobs, speeds)
     return {"jobs": jobs, "samples": samples, "events": events, "summary": summary}
 
 

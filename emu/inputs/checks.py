@@ -19,26 +19,28 @@ from emu.inputs.schema import F, check_table
 BURSTS = SCENARIOS / "data" / "bursts.csv"
 
 
-def check_policy(path: str, raw: dict, section: str = "policy") -> dict:
+def check_policy(path: str, raw: dict, section: str = "policy", kind: str = "POLICY") -> dict:
+    """A policy's table (`kind` POLICY) or a run-queue insertion policy's (INSERTION): its name and PARAMS."""
     import policies
     name = raw.get("name")
     if not isinstance(name, str):
         raise ScenarioError(f"{path}: field '{section}.name': expected the name of a policy "
-                            f"({', '.join(policies.available())}), got {name!r}")
+                            f"({', '.join(policies.available(kind))}), got {name!r}")
     try:
-        cls = policies.load(name)
+        cls = policies.load(name, kind)
     except KeyError as exc:
         raise ScenarioError(f"{path}: field '{section}.name': {exc.args[0]}") from None
     schema = {"name": F("str")}
-    for param, (kind, default, _) in cls.PARAMS.items():
-        schema[param] = F(kind, default)
+    for param, (kind, default, _) in cls.PARAMS.items():        # a tuple of kind: the strings it may be
+        schema[param] = F("str", default, choices=kind) if isinstance(kind, tuple) else F(kind, default)
     return check_table(path, f"{section}.", schema, raw)
 
 
 def check_workload(path: str, base: Path, i: int, w: dict, nodes: int) -> None:
     where = f"{path}: field 'workload[{i}]."
     arrival, life = w["arrival"], w["lifetime"]
-    needs = {"poisson": ["mean_interarrival"], "lognormal": ["span"], "trace": ["file"]}[arrival["process"]]
+    needs = {"poisson": ["mean_interarrival"], "lognormal": ["span"], "trace": ["file"], "batch": []}[
+        arrival["process"]]
     for name in needs:
         if arrival[name] is None:
             raise ScenarioError(f"{where}arrival.{name}': missing (needed by process = {arrival['process']!r})")
@@ -47,13 +49,14 @@ def check_workload(path: str, base: Path, i: int, w: dict, nodes: int) -> None:
         if not file.is_file():
             raise ScenarioError(f"{where}arrival.file': cannot read trace file {str(file)!r}")
         arrival["file"] = str(file)
-        if w["parallel"]["tasks"]:
+        if w["parallel"]["tasks"] or w["parallel"]["sizes"]:
             raise ScenarioError(f"{where}parallel.tasks': parallel jobs need a drawn arrival process, not a trace")
         return
     dist = life["distribution"]
     needs = {"exponential": ["mean"], "fixed": ["mean"], "pareto": ["min", "max"], "programs": []}[dist]
-    if w["parallel"]["tasks"]:
-        needs = []                      # a parallel task's work is its iterations' granularity
+    par = w["parallel"]
+    if (par["tasks"] or par["sizes"]) and par["pattern"] == "bsp":
+        needs = []                      # a bulk-synchronous task's work is its iterations' granularity
     for name in needs:
         if life[name] is None:
             raise ScenarioError(f"{where}lifetime.{name}': missing (needed by distribution = {dist!r})")
@@ -63,7 +66,22 @@ def check_workload(path: str, base: Path, i: int, w: dict, nodes: int) -> None:
         raise ScenarioError(f"{where}programs': missing (needed by distribution = 'programs')")
     if w["io"]["read_fraction"] > 1:
         raise ScenarioError(f"{where}io.read_fraction': expected a fraction from 0 to 1")
-    par = w["parallel"]
+    for name in ("working_set", "working_set_sd"):
+        if w["memory"][name] > 1:
+            raise ScenarioError(f"{where}memory.{name}': expected a fraction of the job's memory, at most 1")
+    sizes = par["sizes"]
+    if sizes is not None and (not isinstance(sizes, list) or not sizes or not all(
+            isinstance(k, int) and not isinstance(k, bool) and 1 <= k <= nodes for k in sizes)):
+        raise ScenarioError(f"{where}parallel.sizes': expected a list of task counts from 1 to {nodes} (the "
+                            f"nodes), got {sizes!r}")
+    if sizes is not None and par["nodes"] is not None:
+        raise ScenarioError(f"{where}parallel.nodes': the tasks of jobs of several sizes (parallel.sizes) run on "
+                            f"nodes 0..k-1 or where the policy maps them, not on a list")
+    if par["pattern"] == "ring" and not (par["tasks"] or sizes):
+        raise ScenarioError(f"{where}parallel.pattern': a ring needs parallel.tasks or parallel.sizes")
+    if par["nodes"] is None and par["tasks"] > nodes:
+        raise ScenarioError(f"{where}parallel.tasks': expected at most {nodes} (one task per node), got "
+                            f"{par['tasks']}")
     if par["nodes"] is not None and (len(par["nodes"]) != par["tasks"] or not all(
             isinstance(x, int) and not isinstance(x, bool) and 0 <= x < nodes for x in par["nodes"])):
         raise ScenarioError(f"{where}parallel.nodes': expected {par['tasks']} node ids from 0 to {nodes - 1} "
@@ -100,3 +118,20 @@ def check_owner(path: str, base: Path, o: dict) -> None:
     if o["activity"] == "trace":
         read_activity(o["trace"])
 
+
+
+def check_coscheduling(path: str, scenario: dict) -> None:
+    """Paper 001's pieces need each other: page-level memory and a run-queue insertion policy need the quantum
+    CPU (they act at each dispatch), and tasks that the policy maps need a policy that maps them."""
+    import policies
+    maps_tasks = policies.load(scenario["policy"]["name"]).maps_tasks
+    quantum = scenario["cpu"]["mode"] == "quantum"
+    if scenario["memory"]["fault_model"] == "pages" and not quantum:
+        raise ScenarioError(f"{path}: field 'memory.fault_model': 'pages' needs cpu.mode = 'quantum' (a page "
+                            f"reference at each dispatch)")
+    if scenario["cpu"]["insertion"] is not None and not quantum:
+        raise ScenarioError(f"{path}: field 'cpu.insertion': needs cpu.mode = 'quantum' (a run queue)")
+    for i, w in enumerate(scenario["workload"]):
+        if w["parallel"]["mapping"] == "policy" and not maps_tasks:
+            raise ScenarioError(f"{path}: field 'workload[{i}].parallel.mapping': 'policy' needs a policy that "
+                                f"maps a parallel job's tasks (such as least_mem), not {scenario['policy']['name']!r}")

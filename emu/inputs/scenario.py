@@ -17,7 +17,7 @@ import tomllib
 from pathlib import Path
 
 from emu.inputs import SCENARIOS
-from emu.inputs.checks import check_owner, check_policy, check_workload
+from emu.inputs.checks import check_coscheduling, check_owner, check_policy, check_workload
 from emu.inputs.errors import ScenarioError
 from emu.inputs.schema import NODE, SCHEMA, check_table
 
@@ -81,11 +81,7 @@ def load(source, overrides: list[str] = ()) -> dict:
         raise ScenarioError(f"{path}: field 'cluster.nodes': expected either a node count or a list of "
                             f"[[cluster.kinds]], and not both")
     if scenario["cpu"]["insertion"] is not None:
-        import policies
-        try:
-            policies.load(scenario["cpu"]["insertion"], "INSERTION")
-        except KeyError as exc:
-            raise ScenarioError(f"{path}: field 'cpu.insertion': {exc.args[0]}") from None
+        scenario["cpu"]["insertion"] = check_policy(path, scenario["cpu"]["insertion"], "cpu.insertion", "INSERTION")
     if scenario["seeds"] is None:
         scenario["seeds"] = [scenario["seed"]]
     elif not isinstance(scenario["seeds"], list) or not scenario["seeds"] or not all(
@@ -95,6 +91,7 @@ def load(source, overrides: list[str] = ()) -> dict:
     for i, w in enumerate(scenario["workload"]):
         check_workload(path, Path(path).parent, i, w, n_nodes)
     check_owner(path, Path(path).parent, scenario["owner"])
+    check_coscheduling(path, scenario)
     scenario["file"] = path
     return scenario
 
@@ -115,13 +112,24 @@ def apply_override(path: str, raw: dict, item: str) -> None:
         raw["policy"] = {"name": value}
         return
     node = raw
-    for part in parts[:-1]:
+    for i, part in enumerate(parts[:-1]):
+        if isinstance(node, list):                          # a stream named by its index: workload.1.jobs
+            if not part.isdigit() or int(part) >= len(node):
+                raise ScenarioError(f"{path}: --set {item!r}: expected a stream index from 0 to {len(node) - 1} "
+                                    f"after '{parts[i - 1]}', got {part!r}")
+            node = node[int(part)]
+            continue
         child = node.setdefault(part, {})
-        if isinstance(child, list) and len(child) == 1:      # a single [[workload]] stream
-            child = child[0]
-        if not isinstance(child, dict):
+        if isinstance(child, list) and not parts[i + 1].isdigit():
+            if len(child) != 1:
+                raise ScenarioError(f"{path}: --set {item!r}: field '{part}' holds {len(child)} streams: name one "
+                                    f"by its index, as in {part}.0.{'.'.join(parts[i + 1:])}")
+            child = child[0]                                # a single [[workload]] stream
+        if not isinstance(child, (dict, list)):
             raise ScenarioError(f"{path}: --set {item!r}: field '{part}' is not a table")
         node = child
+    if isinstance(node, list):
+        raise ScenarioError(f"{path}: --set {item!r}: field '{parts[-2]}' is a list of streams, not a field")
     node[parts[-1]] = value
 
 

@@ -45,7 +45,7 @@ WORKLOAD = {
     "class": F("str", "local", choices=("local", "foreign")),
     "home": F("str", "uniform", choices=("uniform", "round_robin", "trace")),
     "arrival": F("table", schema={
-        "process": F("str", "poisson", choices=("poisson", "lognormal", "trace")),
+        "process": F("str", "poisson", choices=("poisson", "lognormal", "trace", "batch")),
         "mean_interarrival": F("time", None, positive=True),
         "sigma": F("number", 1.0, positive=True),
         "span": F("time", None, positive=True),
@@ -65,6 +65,11 @@ WORKLOAD = {
         "ramp": F("number", 0.0, minimum=0),
         "ramp_steps": F("int", 4, minimum=1),
         "phases": F("int", 1, minimum=1),
+        # page-level memory (memory.fault_model = "pages", paper 001): working sets of mean `working_set` x
+        # the job's demand (normal, deviation `working_set_sd` x it), phases of mean `phase_length` x its work
+        "working_set": F("number", 1.0, positive=True),
+        "working_set_sd": F("number", 0.0, minimum=0),
+        "phase_length": F("number", 0.0, minimum=0),
     }),
     "io": F("table", schema={
         "rate": F("rate", 0.0, minimum=0),
@@ -84,6 +89,14 @@ WORKLOAD = {
         "barrier": F("bool", True),
         "message": F("size", "1 KB", minimum=0),
         "nodes": F("list", None),
+        # paper 001: "ring" tasks compute exponential bursts of mean `burst` (the same for all the job's
+        # tasks), then send to the next rank and wait for the previous one's message; the job's lifetime is
+        # each task's work; `sizes`: its task count, a uniform choice among them; `mapping = "policy"`: the
+        # tasks arrive at the job's home node, whose policy maps them (else task r runs on nodes[r])
+        "pattern": F("str", "bsp", choices=("bsp", "ring")),
+        "burst": F("work", "100 ms", positive=True),
+        "sizes": F("list", None),
+        "mapping": F("str", "fixed", choices=("fixed", "policy")),
     }),
 }
 SCHEMA = {
@@ -98,13 +111,21 @@ SCHEMA = {
         "mode": F("str", "fluid", choices=("fluid", "quantum")),
         "time_slice": F("time", "10 ms", positive=True),
         "context_switch": F("time", "0.1 ms", minimum=0),
-        "insertion": F("str", None),
+        # each slice time_slice long, or drawn exponential of that mean at every dispatch (paper 001)
+        "slices": F("str", "fixed", choices=("fixed", "exponential")),
+        "insertion": F("table", None),          # a run-queue insertion policy and its parameters (paper 001)
     }),
     "memory": F("table", schema={
         "page_size": F("size", "4 KB", positive=True),
-        "fault_model": F("str", "overflow", choices=("overflow", "demand_ratio")),
+        "fault_model": F("str", "overflow", choices=("overflow", "demand_ratio", "pages")),
         "fault_rate": F("rate", 0.0, minimum=0),
         "fault_batch": F("int", 1, minimum=1),
+        # "pages" (paper 001, actors/pages.py): a fault's delay and the LRU's stamps ("task": all of a
+        # dispatched task's working set; "page": the referenced page)
+        "fault_delay": F("time", "20 ms", positive=True),
+        "lru": F("str", "task", choices=("task", "page")),
+        # log every resident task's res_mem and CPU time at each load-report period (paper 001's Fig. 4)
+        "trace": F("bool", False),
     }),
     "disk": F("table", schema={
         "seek": F("time", "8 ms", minimum=0),

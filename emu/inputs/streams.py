@@ -12,6 +12,7 @@ OWNER_BURSTS = 2        # index: workstation; its owner's fine-grained run/idle 
 OWNER_ACTIVITY = 3      # index: workstation; its synthetic coarse trace (0: which machine of a real trace)
 OWNER_SPREAD = 4        # index 0: the nodes' nonidle shares around the mean
 NONMIGRATABLE = 5       # index: workload stream; which of its jobs may not be moved (paper 002's type 1)
+PARALLEL = 6            # index: workload stream; its parallel jobs' sizes and burst sequences (paper 001)
 
 
 def generator(seed: int, purpose: int, index: int) -> np.random.Generator:

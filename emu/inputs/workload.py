@@ -11,6 +11,7 @@ Arrival processes:
   exactly `span` seconds. This is the calibration specs 000 §3.4 and 002 §3.3 propose, because the papers'
   printed lognormal rate function cannot produce their stated job counts.
 - `trace`: a CSV file (see `read_trace`).
+- `batch`: all of them at `start` (a static workload: paper 001's Fig. 4).
 Lifetimes: `exponential` (mean), `fixed` (mean), `pareto` (bounded Pareto with `alpha`, `min`, `max`; alpha = 1
 is Harchol-Balter and Downey's "1/T" lifetime distribution), or `programs` (uniform, or weighted, choice in
 the program table; each program has its work and working set).
@@ -71,7 +72,9 @@ def _stream(w: dict, rng, n_nodes: int, file: str, index: int, seed: int) -> lis
     arrival = w["arrival"]
     if arrival["process"] == "trace":
         return read_trace(arrival["file"], n_nodes, w)[:n]
-    if arrival["process"] == "poisson":
+    if arrival["process"] == "batch":
+        times = np.zeros(n)
+    elif arrival["process"] == "poisson":
         times = np.cumsum(rng.exponential(arrival["mean_interarrival"], n))
     else:
         gaps = rng.lognormal(0.0, arrival["sigma"], n)
@@ -81,6 +84,11 @@ def _stream(w: dict, rng, n_nodes: int, file: str, index: int, seed: int) -> lis
     homes = rng.integers(0, n_nodes, n) if w["home"] == "uniform" else np.arange(n) % n_nodes
     life, mem, io, par = w["lifetime"], w["memory"], w["io"], w["parallel"]
     pinned = (streams.generator(seed, streams.NONMIGRATABLE, index).random(n) < w["nonmigratable"]).tolist()
+    ring = par["pattern"] == "ring"
+    if ring or par["sizes"]:
+        extra = streams.generator(seed, streams.PARALLEL, index)
+        sizes = extra.choice(par["sizes"], n).tolist() if par["sizes"] else [par["tasks"]] * n
+        burst_seeds = extra.integers(0, 1 << 63, n).tolist()
     works, peaks = _bulk(w, rng, n)
     times, homes = times.tolist(), homes.tolist()
     jobs = []
@@ -93,7 +101,7 @@ def _stream(w: dict, rng, n_nodes: int, file: str, index: int, seed: int) -> lis
             work = works[k]
             if peaks is not None:
                 peak = peaks[k]
-        elif par["tasks"]:
+        elif par["tasks"] and not ring:
             work = par["granularity"] * par["iterations"]
         elif life["distribution"] == "programs":
             weights = np.array([p["weight"] for p in w["programs"]])
@@ -115,9 +123,13 @@ def _stream(w: dict, rng, n_nodes: int, file: str, index: int, seed: int) -> lis
         job = Job(id=k, home=homes[k], arrival=times[k], work=float(max(work, 1e-9)),
                   memory=memory, io_rate=io_rate, io_size=io_size,
                   io_read=io["read_fraction"], program=program, cls=w["class"],
-                  migratable=migratable and not pinned[k], closed=w["closed"])
-        if par["tasks"]:
-            jobs += tasks(job, par, index * 1_000_000 + k)
+                  migratable=migratable and not pinned[k], closed=w["closed"], working_set=mem["working_set"],
+                  working_set_sd=mem["working_set_sd"], ws_phase=mem["phase_length"])
+        if ring or par["sizes"]:                # named by its stream (paper 001's classes: small, large)
+            job.program = job.program or w["name"]
+            jobs += tasks(job, par, index * 1_000_000 + k, sizes[k], burst_seeds[k])
+        elif par["tasks"]:
+            jobs += tasks(job, par, index * 1_000_000 + k, par["tasks"], 0)
         else:
             jobs.append(job)
     return jobs
@@ -142,23 +154,35 @@ def _bulk(w: dict, rng, n: int) -> tuple[list | None, list | None]:
     return [_pareto(u, alpha, low, high) for u, _ in pairs], [demand + (top - demand) * v for _, v in pairs]
 
 
-def tasks(job: Job, par: dict, group: int) -> list[Job]:
-    """The k tasks of one bulk-synchronous parallel job (see the module docstring)."""
-    k = par["tasks"]
-    nodes = par["nodes"] if par["nodes"] is not None else list(range(k))
+def tasks(job: Job, par: dict, group: int, k: int, burst_seed: int) -> list[Job]:
+    """The k tasks of one parallel job (see the module docstring): bulk-synchronous, or a ring (paper 001)
+    whose tasks each do the job's work, in bursts of the job's one sequence. A ring's tasks mapped by the
+    policy all arrive at the job's home node; their partners' nodes are the policy's to fill in (-1 until)."""
+    if par["mapping"] == "policy":
+        nodes = [job.home] * k
+    else:
+        nodes = par["nodes"] if par["nodes"] is not None else list(range(k))
+    ring = par["pattern"] == "ring"
     rows = 1 << int(math.log2(math.isqrt(k))) if k > 1 else 1
     cols = k // rows
 
     def partners(r: int) -> list[int]:
+        if ring:
+            return [(r + 1) % k] if k > 1 else []
         if par["barrier"]:
             return [p for p in range(k) if p != r]
         i, j = divmod(r, cols)
         near = {((i + di) % rows) * cols + (j + dj) % cols for di, dj in ((-1, 0), (1, 0), (0, -1), (0, 1))}
         return sorted(p for p in near if p != r and p < k)
 
-    return [Job(id=job.id, home=nodes[r], arrival=job.arrival, work=par["granularity"] * par["iterations"],
-                memory=job.memory, program=job.program or "bsp", cls=job.cls, migratable=False, group=group, rank=r,
-                phase=par["granularity"], partners=[[p, nodes[p]] for p in partners(r)], message=par["message"])
+    known = par["mapping"] != "policy"
+    return [Job(id=job.id, home=nodes[r], arrival=job.arrival,
+                work=job.work if ring else par["granularity"] * par["iterations"],
+                memory=job.memory, program=job.program or ("ring" if ring else "bsp"), cls=job.cls, migratable=not known,
+                group=group, rank=r, phase=0.0 if ring else par["granularity"],
+                partners=[[p, nodes[p] if known else -1] for p in partners(r)], message=par["message"],
+                burst=par["burst"] if ring else 0.0, burst_seed=burst_seed, tasks=k,
+                working_set=job.working_set, working_set_sd=job.working_set_sd, ws_phase=job.ws_phase)
             for r in range(k)]
 
 

@@ -129,6 +129,7 @@ def main(args) -> int:
         _, planned = sweep.plan(SCENARIOS / e.scenario, e.sets, e.seeds, args.runtime)
         for r in planned:
             r["experiment"], r["dir"] = e.name, f"{e.name}/{r['dir']}"
+            r["folder"] = out / r["dir"]            # an analysis may read a run's own files (its events)
         runs += planned
     start = time.perf_counter()
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),

@@ -40,7 +40,10 @@ def run_one(config: dict, runtime: str, out: str) -> dict:
 
 def outcome(summary: dict) -> dict:
     """What a sweep keeps of a finished run: its error (if its accounting failed), metrics and wall time."""
-    return {"error": check_error(summary), "metrics": summary["metrics"], "wall": summary.get("wall_time")}
+    metrics = summary["metrics"]
+    if "coscheduling" in summary:               # paper 001's own metrics (emu.engine.coscheduling)
+        metrics = {**metrics, "coscheduling": summary["coscheduling"]}
+    return {"error": check_error(summary), "metrics": metrics, "wall": summary.get("wall_time")}
 
 
 def finished(r: dict, out: Path) -> dict | None:

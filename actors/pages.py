@@ -1,0 +1,193 @@
+"""Page-level memory (paper 001 §3.2, `memory.fault_model = "pages"`): which pages of each resident task are in
+the node's frames, replaced by global LRU across the node's tasks.
+
+The paper's node model, as its spec reads it (spec 001 §3.4, §5.4, ambiguity register rows 1-3, 15, 16, 25):
+
+- A task has `vir` pages of virtual memory. Its life is a sequence of working-set phases, each of an
+  exponential length (mean `phase` x its work, in its own CPU time) with a working set of `wrk` pages: a
+  normal draw of mean `ws` x vir and deviation `ws_sd` x vir, rounded and kept in [1, vir], a contiguous
+  window at a uniform offset. A new phase begins at the first dispatch after the last one ended.
+- At every dispatch the task references one page, uniform over its working set. A resident page is a hit; a
+  missing one is a page fault: the task leaves the CPU at once for the paging delay, after which the page is
+  loaded (evicting the least recently used page of the node, whoever owns it) and the task is ready again.
+- Recency is task-granular by default (`lru = "task"`): a dispatch stamps all of the task's resident
+  working-set pages, since one reference per dispatch would leave most pages' own stamps at their load time
+  and replacement would not follow how often a task is scheduled, which is the paper's mechanism. `lru =
+  "page"` stamps the referenced page only (the spec's sensitivity check).
+- On admission (eq. 7) a task gets `vir` pages if the node's demand with it, N_k.mem (eq. 4, the sum of the
+  resident tasks' `vir`), is below the frames M, else vir x M / N_k.mem; they are its first working set (and
+  the pages after it if there are more), taken from LRU victims as needed. A finished task frees its pages.
+
+Per task, two numpy arrays over its virtual pages (resident or not; each page's stamp, inf while out) and the
+oldest resident page found so far (recomputed only when that page may have changed): no per-page Python
+objects. A task-granular dispatch costs O(1): it records its time (`last`), and a page of the current window
+counts as stamped max(its own stamp, last); the window's stamps are written once, when its phase ends. Ties
+between equal stamps go to the task admitted first, then to its lowest page.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+INF = float("inf")
+
+
+class TaskPages:
+    __slots__ = ("vir", "ws", "ws_sd", "phase", "wrk", "off", "phase_end", "res", "resident", "stamp", "last",
+                 "oldest")
+
+    def __init__(self, vir: int, ws: float, ws_sd: float, phase: float):
+        self.vir, self.ws, self.ws_sd, self.phase = vir, ws, ws_sd, phase
+        self.wrk = self.off = self.res = 0
+        self.phase_end = 0.0
+        self.resident = np.zeros(vir, dtype=bool)
+        self.stamp = np.full(vir, INF)
+        self.last = -INF                        # its last dispatch in this phase (task-granular stamps)
+        self.oldest: tuple | None = None        # (stamp, page) of its oldest resident page; None: not known
+
+    def stamps(self) -> np.ndarray:
+        """Every page's stamp as of now: the current window's raised to the last dispatch."""
+        if self.last == -INF:
+            return self.stamp
+        out = self.stamp.copy()
+        np.maximum(out[self.off:self.off + self.wrk], self.last, out=out[self.off:self.off + self.wrk])
+        return out
+
+
+class PageMemory:
+    __slots__ = ("frames", "rng", "per_page", "used", "demand", "tasks")
+
+    def __init__(self, frames: int, rng, lru: str = "task"):
+        self.frames, self.rng = frames, rng
+        self.per_page = lru == "page"
+        self.used = 0               # frames holding a page
+        self.demand = 0             # N_k.mem: the resident tasks' virtual pages (eq. 4)
+        self.tasks: dict[int, TaskPages] = {}
+
+    # -- what the scheduler reads ---------------------------------------------------------------------------
+    def over(self) -> bool:
+        """The node's memory is over-committed: N_k.mem > M (strict)."""
+        return self.demand > self.frames
+
+    def resident(self, job) -> int:
+        """res_mem: the task's pages in memory."""
+        return self.tasks[job.id].res
+
+    def working_set(self, job) -> int:
+        """|wrk|: the size of the task's current working set."""
+        return self.tasks[job.id].wrk
+
+    # -- a task's life ---------------------------------------------------------------------------------------
+    def admit(self, job, vir: int, ws: float, ws_sd: float, phase: float, now: float) -> None:
+        """Eq. (7): load the new task's first pages, evicting the oldest pages of the node as needed."""
+        t = TaskPages(vir, ws, ws_sd, phase * job.work)
+        self.demand += vir
+        self._new_phase(t, job.done)
+        res = vir if self.demand < self.frames else int(vir * self.frames / self.demand)
+        if res <= 0:
+            self.tasks[job.id] = t
+            return
+        self._evict(self.used + res - self.frames)
+        pages = (t.off + np.arange(res)) % vir
+        t.resident[pages] = True
+        t.stamp[pages] = now
+        t.res = res
+        t.oldest = (now, int(pages.min()))
+        self.used += res
+        self.tasks[job.id] = t
+
+    def release(self, job) -> None:
+        t = self.tasks.pop(job.id)
+        self.used -= t.res
+        self.demand -= t.vir
+
+    def reference(self, job, now: float) -> int:
+        """A dispatch of `job`: its one page reference. -1 on a hit; else the page that faulted (not loaded:
+        see `load`). A phase that ended while it ran gives way to a new working set first."""
+        t = self.tasks[job.id]
+        if job.done >= t.phase_end:
+            self._new_phase(t, job.done)
+        off, wrk = t.off, t.wrk
+        page = off + (self.rng.randrange(wrk) if wrk > 1 else 0)
+        if self.per_page:
+            if not t.resident[page]:
+                return page
+            t.stamp[page] = now
+            if t.oldest is not None and t.oldest[1] == page:
+                t.oldest = None
+            return -1
+        t.last = now
+        if t.oldest is not None and off <= t.oldest[1] < off + wrk:
+            t.oldest = None
+        return -1 if t.resident[page] else page
+
+    def load(self, job, page: int, now: float) -> None:
+        """The faulted page is in (after the paging delay), in the frame of the node's oldest page if none is
+        free."""
+        t = self.tasks[job.id]
+        if t.resident[page]:
+            return
+        if self.used >= self.frames:
+            self._evict(1)
+        t.resident[page] = True
+        t.stamp[page] = now
+        t.res += 1
+        self.used += 1
+        if t.oldest is not None and (now, page) < t.oldest:    # (only a tie can: time goes on)
+            t.oldest = (now, page)
+
+    # -- the model -------------------------------------------------------------------------------------------
+    def _new_phase(self, t: TaskPages, done: float) -> None:
+        if t.last != -INF:          # the old window's stamps, written down
+            t.stamp = t.stamps()
+            t.last = -INF
+            t.oldest = None
+        rng, vir = self.rng, t.vir
+        wrk = int(round(rng.gauss(t.ws * vir, t.ws_sd * vir)))
+        t.wrk = min(max(wrk, 1), vir)
+        t.off = rng.randrange(vir - t.wrk + 1)
+        t.phase_end = done + rng.expovariate(1.0 / t.phase) if t.phase > 0 else INF
+
+    def _oldest(self, t: TaskPages) -> tuple:
+        if t.oldest is None:
+            stamps = t.stamps()
+            page = int(stamps.argmin())
+            t.oldest = (float(stamps[page]), page)
+        return t.oldest
+
+    def _evict(self, n: int) -> None:
+        """Free `n` frames: the oldest resident pages of the node, whoever owns them."""
+        if n <= 0:
+            return
+        if n == 1:
+            victim, best = None, INF
+            for t in self.tasks.values():
+                if t.res:
+                    stamp = self._oldest(t)[0]
+                    if stamp < best or victim is None:
+                        victim, best = t, stamp
+            page = victim.oldest[1]
+            victim.resident[page] = False
+            victim.stamp[page] = INF
+            victim.res -= 1
+            victim.oldest = None
+            self.used -= 1
+            return
+        owners = [t for t in self.tasks.values() if t.res]
+        stamps = np.concatenate([t.stamps() for t in owners])
+        order = np.argsort(stamps, kind="stable")[:n]
+        bounds = np.cumsum([0] + [t.vir for t in owners])
+        for i, t in enumerate(owners):
+            mine = order[(order >= bounds[i]) & (order < bounds[i + 1])] - bounds[i]
+            if len(mine):
+                t.resident[mine] = False
+                t.stamp[mine] = INF
+                t.res -= len(mine)
+                t.oldest = None
+        self.used -= n
+
+
+def pages_of(size: float, page_size: float) -> int:
+    """Virtual pages of a task of `size` bytes (at least one)."""
+    return max(1, math.ceil(size / page_size - 1e-9))

@@ -1,0 +1,46 @@
+"""Paper 001's metrics (its §5.1), from the rows of jobs.csv of a run of its page-level model, by class:
+local tasks (no group), and the parallel jobs of each workload stream (named by it: "small", "large").
+
+- Page faults per task (eq. 8): per node, the mean faults of the tasks that ran there; then the mean over
+  nodes.
+- Correlation (eq. 9): 100 - the mean over parallel jobs of (slowest task's response - fastest's) / tc, in %:
+  100 when a job's tasks finish together. Printed as (fast - slow), a sign error (spec 001 §6); unclipped.
+- Slowdown (eq. 10): a ratio of sums, sum of responses / sum of tc, a job's response from its arrival to its
+  last task's end and its tc one task's CPU demand (each task of a job does the job's work).
+Only finished jobs count (a job with a task unfinished has no response).
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+
+
+def metrics(jobs: list[dict], speeds: dict) -> dict:
+    done = [j for j in jobs if j["state"] == "done"]
+    per_node = defaultdict(list)
+    for j in done:
+        per_node[j["node"]].append(j["faults"])
+    groups = defaultdict(list)
+    for j in jobs:
+        if j["group"] >= 0:
+            groups[j["group"]].append(j)
+    response, tc, spread = defaultdict(float), defaultdict(float), defaultdict(list)
+    for j in done:
+        if j["group"] < 0:
+            response["local"] += j["response"]
+            tc["local"] += j["work"] / speeds[j["node"]]
+    for tasks in groups.values():
+        if any(t["state"] != "done" for t in tasks):
+            continue
+        first = tasks[0]
+        demand = first["work"] / speeds[first["node"]]
+        finish = [t["finish"] for t in tasks]
+        for cls in (first["program"], "parallel"):
+            response[cls] += max(finish) - first["arrival"]
+            tc[cls] += demand
+            spread[cls].append((max(finish) - min(finish)) / demand)
+    return {
+        "mean_page_faults": sum(sum(v) / len(v) for v in per_node.values()) / len(per_node) if per_node else 0.0,
+        "slowdown": {cls: response[cls] / tc[cls] for cls in sorted(tc) if tc[cls] > 0},
+        "correlation": {cls: 100.0 - 100.0 * sum(v) / len(v) for cls, v in sorted(spread.items())},
+        "jobs": {cls: len(v) for cls, v in sorted(spread.items())},
+    }

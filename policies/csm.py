@@ -1,0 +1,38 @@
+"""CSM, Coscheduling under Memory constraints (paper 001's Algorithm 1, whole). The node's memory decides
+the mode at each insertion: while N_k.mem <= M (eq. 4), the predictive mode (as PRED); above it, a
+distributed task with a message waiting goes to the top (the dynamic mode), and any other goes up the run
+queue past every task of a higher estimated page-fault probability (eq. 3), within the starvation bounds:
+under memory pressure the tasks whose working sets fit run first, finish sooner and free memory for the
+rest (an implicit Small-Job-First).
+
+Eq. (3) as printed (`pg_fault = "literal"`: res/wrk once wrk >= res, else 0) rises as the resident set
+grows and jumps from 0 to 1 where it reaches the working set, against the paper's own reading of it; the
+default is the spec's correction, 1 - res/wrk (or 0), the miss probability of a uniform reference.
+"""
+from policies.base import Insertion
+
+
+class CSM(Insertion):
+    PARAMS = {**Insertion.PARAMS,
+              "pg_fault": (("corrected", "literal"), "corrected", "eq. (3): corrected (1 - res/wrk) or literal (res/wrk)")}
+
+    def fault_probability(self, job, node) -> float:
+        res, wrk = node.pages.resident(job), node.pages.working_set(job)
+        if self.pg_fault == "literal":
+            return 0.0 if wrk < res else res / wrk
+        return 0.0 if res >= wrk else 1.0 - res / wrk
+
+    def insert(self, queue, job, reason, node) -> int:
+        self.entered(job, node)
+        if not queue or job.mes == 0:
+            return len(queue)
+        if not node.pages.over():                                   # predictive mode
+            mes = job.mes
+            return self.behind(queue, lambda x: x.mes < mes)
+        if node.queues.rec(job):              # dynamic mode
+            return 0
+        key, estimate = self.fault_probability(job, node), self.fault_probability
+        return self.behind(queue, lambda x: estimate(x, node) > key)     # CSM mode
+
+
+INSERTION = CSM

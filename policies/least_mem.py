@@ -1,0 +1,48 @@
+"""Paper 001's static mapping (spec 001 §2.2): a parallel job's tasks go, one per node, to the nodes of least
+memory demand N_k.mem (eq. 4: the virtual memory of their resident tasks), so as to keep the memory load
+even; a local task runs where it was born. Nothing moves afterwards.
+
+The job arrives at its home node (the front end that submits it, drawn uniformly), which maps all its tasks
+at once from its load index (each peer's last report, so up to one period old) and sends them there by
+remote execution; the mapping fills in each task's partners (`job.partners`). Between two refreshes of its
+view the node adds what it has itself sent to each node, so that the jobs it maps in one period do not all
+land on the same nodes. Ties go to the lower node id.
+"""
+from policies.base import Policy
+
+
+class LeastMemory(Policy):
+    maps_tasks = True
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self.groups: dict[int, list] = {}     # job being mapped -> [its nodes by rank, ranks not yet placed]
+        self.sent: dict[int, float] = {}      # node -> demand sent there since the view was refreshed
+        self.version = -1
+
+    def place(self, job, node):
+        if job.group < 0:
+            return node.id
+        mapping = self.groups.get(job.group)
+        if mapping is None:
+            mapping = self.groups[job.group] = [self._map(job, node), job.tasks]
+        nodes = mapping[0]
+        job.partners = [[rank, nodes[rank]] for rank, _ in job.partners]
+        mapping[1] -= 1
+        if not mapping[1]:
+            del self.groups[job.group]
+        return nodes[job.rank]
+
+    def _map(self, job, node) -> list:
+        if self.version != node.view_version:
+            self.version, self.sent = node.view_version, {}
+        demand = {peer: r["demand"] for peer, r in node.index.items()}
+        demand[node.id] = node.pager.demand
+        loads = sorted((demand.get(p, 0.0) + self.sent.get(p, 0.0), p) for p in node.peers())
+        nodes = [p for _, p in loads[:job.tasks]]
+        for p in nodes:
+            self.sent[p] = self.sent.get(p, 0.0) + job.demand()
+        return nodes
+
+
+POLICY = LeastMemory
