@@ -1,4 +1,5 @@
 import os
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -37,8 +38,15 @@ def assert_balanced(result: dict) -> None:
     metrics = result["summary"]["metrics"]
     assert sum(metrics["states"].values()) == metrics["jobs_submitted"]
     assert metrics["states"]["lost"] == 0
-    assert metrics["jobs_submitted"] + metrics["jobs_not_arrived"] == metrics["jobs_replaced"] + sum(
-        w["jobs"] * max(1, w["parallel"]["tasks"]) for w in result["summary"]["config"]["workload"])
+    expected = 0
+    for w in result["summary"]["config"]["workload"]:
+        if w["parallel"]["sizes"]:          # tasks per job drawn: every job there, each of a size it may have
+            sizes = Counter(j["group"] for j in result["jobs"] if j["program"] == w["name"])
+            assert len(sizes) == w["jobs"] and set(sizes.values()) <= set(w["parallel"]["sizes"])
+            expected += sum(sizes.values())
+        else:
+            expected += w["jobs"] * max(1, w["parallel"]["tasks"])
+    assert metrics["jobs_submitted"] + metrics["jobs_not_arrived"] == metrics["jobs_replaced"] + expected
 
 
 os.environ.setdefault("PYTHONHASHSEED", "0")
