@@ -12,8 +12,8 @@ Paced: `run_paced(epoch, speed, stop_time, board, phase)` loops on its own: virt
 speed; it processes what is due, sends what its participants sent, and sleeps until its next event or until a
 message arrives. Paced hosts send each other their batches over TCP streams of their own, not as Ray calls: a
 Ray call between two actors costs about a millisecond of CPU and its tail on a loaded machine is longer than a
-fast run's job window, where a frame on an open stream costs tens of microseconds (commit message gives the
-probe). Each host listens on the address Ray knows its node by (loopback for an embedded Ray), and a stream
+fast run's job window, where a frame on an open stream costs tens of microseconds (docs/performance.md gives
+the probe and its figures). Each host listens on the address Ray knows its node by (loopback for an embedded Ray), and a stream
 counts only after it presents the run's token, which the driver hands out through Ray; a frame is a length
 and the msgpack of [wall time sent, batches], checked whole on arrival as a Ray call's were. When a host
 stops it sends an empty frame on each stream and waits (a few seconds at most, in case a peer died) for the
