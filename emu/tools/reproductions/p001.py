@@ -25,6 +25,11 @@ TITLE = ('Giné, Solsona, Hernández and Luque, "Coscheduling under Memory Const
 POLICIES = "cpu.insertion.name=pred,csm"
 J2_START = 10.0                             # fig4.toml: J2 arrives 10 s after J1
 TC = 3600.0                                 # fig4.toml: J1's and J2's CPU demand per task
+# Why CSM's lead is small here (a probe, not a setting: the paper gives no message frequency for Fig. 4)
+WHY_FIG4 = ("J1 and J2 communicate after every 100 ms of CPU (the spec's default; the paper gives no "
+            "frequency): most of their insertions are wake-ups with a message waiting, which CSM's dynamic mode "
+            "puts at the top whichever job they belong to, so its fault-probability order decides few of them; "
+            "with 1-s bursts (8 nodes, one seed, by hand) J1 ends 10 % earlier under CSM, not 36 %")
 
 
 def experiments(quick: bool, seeds: int | None) -> list[Experiment]:
@@ -75,15 +80,16 @@ def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
     full = sum(j1_full and j2_less for j1_full, j2_less, _ in grows)
     claims = [
         Claim("Fig. 4", "J1 finishes earlier under CSM than under PRED (at least 25 %)",
-              "5400 s against 8472 s: 36 %", fmt(m1, h1, 1, 100, " %"), m1 >= 0.25 if j1 else None),
+              "5400 s against 8472 s: 36 %", fmt(m1, h1, 1, 100, " %"), m1 >= 0.25 if j1 else None,
+              "" if m1 >= 0.25 else WHY_FIG4),
         Claim("Fig. 4", "J2 is not later under CSM than under PRED (\"slightly better\"; within 5 %)",
               "slightly earlier", fmt(m2, h2, 1, 100, " %"), m2 >= -0.05 if j2 else None),
         Claim("Fig. 4", "under CSM, J1's resident set on node N1 grows to its full size while J2's shrinks",
               "J1 gets much more memory", f"{full} of {len(grows)} seeds (J1's largest: "
               + ", ".join(f"{peak:.0%}" for _, _, peak in grows) + " of its pages)",
               full == len(grows) if grows else None,
-              "full: at least 95 % of J1's pages resident at some sample; shrinks: J2 ends with fewer than it was "
-              "first given"),
+              "full: at least 95 % of J1's pages resident at some sample after J2 came; shrinks: J2 ends with fewer "
+              "than it was first given"),
     ]
     lines = ["## Fig. 4: the static workload", "",
              "| policy | J1 ends (s) | J2 ends (s) | local tasks' slowdown | faults per task |", "|---|---|---|---|---|"]
@@ -100,11 +106,13 @@ def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
 
 
 def _residency(record: dict) -> tuple[bool, bool, float]:
-    """On node N1: whether J1's resident set reached its full size (95 % of its pages), whether J2's ended below
-    what it was first given, and J1's largest share resident."""
+    """On node N1, once J2 is there (and has taken its first pages, some of them J1's): whether J1's resident
+    set grew back to its full size (95 % of its pages), whether J2's ended below what it was first given,
+    and J1's largest share resident."""
     trace = _node_trace(record)
     pages = record["config"]["workload"][1]["memory"]["demand"] / record["config"]["memory"]["page_size"]
-    peak = max(res for _, res, _ in trace["J1"]) / pages
+    since = trace["J2"][0][0]
+    peak = max(res for t, res, _ in trace["J1"] if t >= since) / pages
     return peak >= 0.95, trace["J2"][-1][1] < trace["J2"][0][1], peak
 
 
