@@ -174,10 +174,10 @@ class QuantumCPU:
     def add(self, job: Job, reason: str = "arrival") -> None:
         job.since = self.q.now
         job.state = "ready"
-        self._enqueue(job, reason)
+        ahead = self._enqueue(job, reason)
         cur = self.current
-        if cur is not None and job.priority < cur.priority:
-            self._preempt()
+        if cur is not None and (job.priority < cur.priority or ahead and job.priority == cur.priority):
+            self._preempt(ahead)
         self._dispatch()
 
     def remove(self, job: Job) -> None:
@@ -202,12 +202,16 @@ class QuantumCPU:
         return self.busy + (0.0 if self.current is None else self.q.now - self._switch_start)
 
     # -- the model -------------------------------------------------------------------------------------------
-    def _enqueue(self, job: Job, reason: str) -> None:
+    def _enqueue(self, job: Job, reason: str) -> bool:
+        """Put a ready job in its run queue; True if the insertion policy put it ahead of the running job (a
+        place of -1: it preempts)."""
         rq = self.queues[job.priority]
         if self.insertion is None:
             rq.append(job)
-        else:
-            rq.insert(self.insertion(rq, job, reason), job)
+            return False
+        at = self.insertion(rq, job, reason)
+        rq.insert(max(at, 0), job)
+        return at < 0
 
     def _dispatch(self, arm: bool = True) -> bool:
         """Switch to the first job of the highest class, if the CPU is free; True if one was dispatched."""
@@ -268,14 +272,19 @@ class QuantumCPU:
             self.run_start, self._switch_start, self.switch_cost_now = now, now, 0.0
             self.last_ran = None
 
-    def _preempt(self) -> None:
+    def _preempt(self, by_insertion: bool = False) -> None:
         job = self.current
         self._settle_current()
         self.current = None
         self.timer.cancel()
         job.since = self.q.now
         job.state = "ready"
-        self.queues[job.priority].insert(0, job)     # a preempted job resumes first in its class
+        rq = self.queues[job.priority]
+        if not by_insertion:
+            rq.insert(0, job)           # a preempted job resumes first in its class
+            return
+        at = self.insertion(rq, job, "preempted")   # where its policy puts it, behind the job that preempted it
+        rq.insert(max(at, 1), job)
 
     def _slice_over(self) -> None:
         """The current slice ended: its job reached a stop, or its quantum ran out (a bare expiry: it goes to

@@ -147,7 +147,8 @@ class Insertion(Params):
     """A run-queue insertion policy (paper 001's `insert_RQ`, spec 001 §4): every ready task passes it on its
     way into the CPU's run queue (arriving, back from a quantum, woken from a fault or a receive), and
     `insert(queue, job, reason, node)` returns its place there. `queue` holds the waiting tasks, first to run
-    first; the running task (the paper's RQ[0]) is not in it, so it is never overtaken. This base is
+    first; the running task (the paper's RQ[0]) is not in it, so it is never overtaken (a place of -1 puts the
+task ahead of it: it preempts). This base is
     round-robin (the bottom) and holds what the coscheduling policies share: eq. (2)'s smoothing of a task's
     message counts into `job.mes` (a task of mes 0 is local), and the walk of Algorithm 1's lines 7-12 from
     the bottom, overtaking while the policy's condition and the starvation bounds (MNOL for local tasks, MNOD
@@ -159,7 +160,14 @@ class Insertion(Params):
         "p": ("number", 0.3, "eq. (2)'s weight of the past count (P)"),
         # spec 001 ambiguity register row 6: at each insertion (default) or at each dispatch
         "mes_update": (("insert", "dispatch"), "insert", "when eq. (2) is applied: insert or dispatch"),
+        # row 4: the dynamic mode's insertion at the top (RQ[0]) preempts the running task, which its policy
+        # puts back in the queue behind it; default: it becomes the next to run
+        "preempt": ("bool", False, "a task put on top preempts the running one"),
     }
+
+    def top(self) -> int:
+        """The place of a task that goes to the top: next to run, or (`preempt`) ahead of the running one."""
+        return -1 if self.preempt else 0
 
     def insert(self, queue, job, reason, node) -> int:
         return len(queue)

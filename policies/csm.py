@@ -24,13 +24,16 @@ class CSM(Insertion):
 
     def insert(self, queue, job, reason, node) -> int:
         self.entered(job, node)
-        if not queue or job.mes == 0:
+        if job.mes == 0:
             return len(queue)
-        if not node.pages.over():                                   # predictive mode
+        over = node.pages.over()
+        if over and node.queues.rec(job):                           # dynamic mode
+            return self.top()
+        if not queue:
+            return 0
+        if not over:                                                # predictive mode
             mes = job.mes
             return self.behind(queue, lambda x: x.mes < mes)
-        if node.queues.rec(job):              # dynamic mode
-            return 0
         key, estimate = self.fault_probability(job, node), self.fault_probability
         return self.behind(queue, lambda x: estimate(x, node) > key)     # CSM mode
 

@@ -8,8 +8,8 @@ from policies.base import Insertion
 class Dynamic(Insertion):
     def insert(self, queue, job, reason, node) -> int:
         self.entered(job, node)
-        if queue and job.mes != 0 and node.queues.rec(job):
-            return 0
+        if job.mes != 0 and node.queues.rec(job):
+            return self.top()
         return len(queue)
 
 

@@ -120,3 +120,26 @@ def test_metrics_by_the_papers_equations():
     assert m["slowdown"]["local"] == pytest.approx((50.0 + 150.0) / 50.0)
     # node 0: tasks with 0, 10, 20 faults -> 10; nodes 1-3: 1, 2, 3 -> (10 + 1 + 2 + 3) / 4
     assert m["mean_page_faults"] == pytest.approx(4.0)
+
+
+def test_a_top_insertion_preempts_only_when_asked():
+    """Spec 001 §4.3 (register row 4): by default a task woken with a message waiting becomes the next to run;
+    with `preempt` it takes the CPU at once and the task it displaced goes back by the policy, behind it."""
+    from actors.cpu import QuantumCPU
+    from emu.engine.kernel import EventQueue
+
+    for preempt, when in ((False, 0.1), (True, 0.05)):
+        q, node, picked = EventQueue(), Node(), []
+        node.received[(7, 0)] = 1
+        policy = insertion("dyn", preempt=preempt)
+        cpu = QuantumCPU(q, 1.0, lambda j: False, 0.1, 0.0, lambda rq, j, reason: policy.insert(rq, j, reason, node),
+                         on_dispatch=lambda j: picked.append((q.now, j.id)) or True)
+        running, woken = task(1, 0.5, group=6), task(2, 0.5, group=7)
+        for j in (running, woken):
+            j.stop_at = j.work
+        cpu.add(running)                    # on the CPU (an empty run queue: it is dispatched)
+        q.at(0.05, lambda _: cpu.add(woken, "unblock"))
+        q.run_until(0.06)
+        assert cpu.queues[0] == [running if preempt else woken]    # displaced: back in the queue, next after it
+        q.run_until(0.15)
+        assert picked[:2] == [(0.0, 1), (pytest.approx(when), 2)], preempt
