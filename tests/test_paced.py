@@ -183,3 +183,33 @@ def test_a_turn_ends_at_its_budget_and_the_next_goes_on(monkeypatch):
     sliced, many = turns(0.0)                   # one local event a turn
     assert one == 1 and many > 100
     assert json.dumps(sliced) == json.dumps(whole)
+
+
+def test_a_host_stream_takes_frames_only_after_the_runs_token():
+    """Paced hosts send batches over TCP streams of their own: bound to loopback for an embedded Ray, and a
+    stream that does not open with the run's token is dropped unread (anyone on the machine can connect)."""
+    import msgpack
+
+    from actors.ray_actor import Host
+    from emu.engine import cluster
+    from emu.engine.envelope import encode_batch
+    host = Host(cluster.blueprints(load("quickstart.toml", "cluster.nodes=2", "workload.jobs=2")))
+    batch = encode_batch(host.parts[0].advance(0.0) or [])
+
+    async def send(token: bytes, port: int) -> None:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        frame = msgpack.packb([time.time(), [(batch, [0])]])
+        writer.write(token + len(frame).to_bytes(4, "big") + frame + bytes(4))
+        await writer.drain()
+        await reader.read()             # the host closes it: after the last frame, or at once on a bad token
+        writer.close()
+
+    async def scenario():
+        address, port = await host.listen(True, b"0123456789abcdef")
+        assert address == "127.0.0.1"
+        await send(b"fedcba9876543210", port)
+        assert not host.inbox and host.closed == 0
+        await send(b"0123456789abcdef", port)
+        assert len(host.inbox) == 1 and host.inbox[0][1] == [0] and host.closed == 1
+        host.server.close()
+    asyncio.run(scenario())
