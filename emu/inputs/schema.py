@@ -146,7 +146,7 @@ SCHEMA = {
         "exchange": F("str", "collector", choices=("collector", "gossip")),
         "fanout": F("int", 3, minimum=1),
         # each node reports at its own phase within the period (node i at i/N of it) instead of all at once:
-        # for paced runs, where N reports in one instant queue N Ray calls on the cores
+        # for paced runs, where N reports in one instant queue N actors' sends on the cores
         "stagger": F("bool", False),
     }),
     "owner": F("table", schema={          # owners' activity (paper 004); see emu/inputs/owners.py

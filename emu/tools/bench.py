@@ -207,15 +207,15 @@ def render(mach: dict, cmd: str, p: dict, model: dict, paced: dict, view: dict, 
           "- *lateness*: for every local event a paced actor processes, the wall time at which it was processed "
           "minus the wall time at which it was due (epoch + virtual time / speed), in milliseconds, pooled over "
           "all actors (`summary.paced.event_lateness_ms_*`): whatever delayed it counts (a slow wake-up, an actor "
-          "still busy with earlier events, with messages or Ray calls, or waiting for its sends to land). In "
+          "still busy with earlier events, with messages or the driver's calls, or waiting for its sends to drain). In "
           "virtual time the lag is that times the speed. *events over 5 ms*: how many were later than the bar.",
           "- *stragglers*: messages carrying a job (remote execution, migration, return) that reached their "
           "destination after their virtual delivery time; each one changes what happens, so a faithful run has "
           "none (`summary.fidelity.stragglers`).",
           "- *late load messages*: load reports and load-index broadcasts that arrived after their delivery time "
           "(`fidelity.late_messages - fidelity.stragglers`). They only make a view that is already up to a "
-          "period stale a little staler, so they do not fail a trial. With 0.1 ms of modelled network latency, any Ray call (~1 ms of wall "
-          "time) is late by design, so this count is expected to be large.",
+          "period stale a little staler, so they do not fail a trial. With 0.1 ms of modelled network latency, a batch between hosts (a few "
+          "tenths of a millisecond of wall time at best) is late at most speeds, so this count is expected to be large.",
           "- *actor startup*: wall time from asking Ray for the actors until all are constructed "
           "(`summary.startup_time`; the actors are new processes each trial). *load*: the machine's 1-minute "
           "load average at the trial's end (the run's own actors included). *trial wall*: the whole "
