@@ -20,9 +20,11 @@ The paper's node model, as its spec reads it (spec 001 §3.4, §5.4, ambiguity r
 
 Per task, two numpy arrays over its virtual pages (resident or not; each page's stamp, inf while out) and the
 oldest resident page found so far (recomputed only when that page may have changed): no per-page Python
-objects. A task-granular dispatch costs O(1): it records its time (`last`), and a page of the current window
-counts as stamped max(its own stamp, last); the window's stamps are written once, when its phase ends. Ties
-between equal stamps go to the task admitted first, then to its lowest page.
+objects. A stamp is not a time but the count of the node's page uses (references and loads) so far: uses at
+one instant keep their order (a task dispatched just after another faulted, at the same time, is the more
+recently used), and no two uses tie. A task-granular dispatch costs O(1): it records its stamp (`last`),
+and a page of the current window counts as stamped max(its own stamp, last); the window's stamps are written
+once, when its phase ends. Pages stamped together (a window, an admission) go lowest first.
 """
 from __future__ import annotations
 
@@ -56,7 +58,7 @@ class TaskPages:
 
 
 class PageMemory:
-    __slots__ = ("frames", "rng", "per_page", "used", "demand", "tasks")
+    __slots__ = ("frames", "rng", "per_page", "used", "demand", "tasks", "uses")
 
     def __init__(self, frames: int, rng, lru: str = "task"):
         self.frames, self.rng = frames, rng
@@ -64,6 +66,7 @@ class PageMemory:
         self.used = 0               # frames holding a page
         self.demand = 0             # N_k.mem: the resident tasks' virtual pages (eq. 4)
         self.tasks: dict[int, TaskPages] = {}
+        self.uses = 0               # page uses (references, loads) so far: the LRU's clock
 
     # -- what the scheduler reads ---------------------------------------------------------------------------
     def over(self) -> bool:
@@ -79,7 +82,7 @@ class PageMemory:
         return self.tasks[job.id].wrk
 
     # -- a task's life ---------------------------------------------------------------------------------------
-    def admit(self, job, vir: int, ws: float, ws_sd: float, phase: float, now: float) -> None:
+    def admit(self, job, vir: int, ws: float, ws_sd: float, phase: float) -> None:
         """Eq. (7): load the new task's first pages, evicting the oldest pages of the node as needed."""
         t = TaskPages(vir, ws, ws_sd, phase * job.work)
         self.demand += vir
@@ -90,10 +93,11 @@ class PageMemory:
             return
         self._evict(self.used + res - self.frames)
         pages = (t.off + np.arange(res)) % vir
+        self.uses += 1
         t.resident[pages] = True
-        t.stamp[pages] = now
+        t.stamp[pages] = self.uses
         t.res = res
-        t.oldest = (now, int(pages.min()))
+        t.oldest = (float(self.uses), int(pages.min()))
         self.used += res
         self.tasks[job.id] = t
 
@@ -102,7 +106,7 @@ class PageMemory:
         self.used -= t.res
         self.demand -= t.vir
 
-    def reference(self, job, now: float) -> int:
+    def reference(self, job) -> int:
         """A dispatch of `job`: its one page reference. -1 on a hit; else the page that faulted (not loaded:
         see `load`). A phase that ended while it ran gives way to a new working set first."""
         t = self.tasks[job.id]
@@ -110,19 +114,20 @@ class PageMemory:
             self._new_phase(t, job.done)
         off, wrk = t.off, t.wrk
         page = off + (self.rng.randrange(wrk) if wrk > 1 else 0)
+        self.uses += 1
         if self.per_page:
             if not t.resident[page]:
                 return page
-            t.stamp[page] = now
+            t.stamp[page] = self.uses
             if t.oldest is not None and t.oldest[1] == page:
                 t.oldest = None
             return -1
-        t.last = now
+        t.last = self.uses
         if t.oldest is not None and off <= t.oldest[1] < off + wrk:
             t.oldest = None
         return -1 if t.resident[page] else page
 
-    def load(self, job, page: int, now: float) -> None:
+    def load(self, job, page: int) -> None:
         """The faulted page is in (after the paging delay), in the frame of the node's oldest page if none is
         free."""
         t = self.tasks[job.id]
@@ -130,12 +135,11 @@ class PageMemory:
             return
         if self.used >= self.frames:
             self._evict(1)
+        self.uses += 1
         t.resident[page] = True
-        t.stamp[page] = now
+        t.stamp[page] = self.uses           # the newest page: never the task's oldest
         t.res += 1
         self.used += 1
-        if t.oldest is not None and (now, page) < t.oldest:    # (only a tie can: time goes on)
-            t.oldest = (now, page)
 
     # -- the model -------------------------------------------------------------------------------------------
     def _new_phase(self, t: TaskPages, done: float) -> None:

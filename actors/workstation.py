@@ -123,7 +123,7 @@ class Workstation(Participant):
         self.jobs[job.id] = job
         if self.pages is not None:
             self.pages.admit(job, pages_of(job.demand(), self.pager.page_size), job.working_set, job.working_set_sd,
-                             job.ws_phase, self.q.now)
+                             job.ws_phase)
         self.foreign += job.cls == "foreign"
         job.fault_at = INF
         self.memory_changed()
@@ -255,7 +255,7 @@ class Workstation(Participant):
         constant 20 ms: faults do not queue), and the page is loaded as it wakes."""
         if self.insertion is not None:
             self.insertion.dispatched(job, self)
-        page = -1 if self.pages is None else self.pages.reference(job, self.q.now)
+        page = -1 if self.pages is None else self.pages.reference(job)
         if page < 0:
             self.queues.runs(job)
             return True
@@ -267,7 +267,7 @@ class Workstation(Participant):
 
     def _paged(self, item) -> None:
         job, page, since = item
-        self.pages.load(job, page, self.q.now)
+        self.pages.load(job, page)
         job.page += self.q.now - since
         self._run(job, "unblock")
 

@@ -25,9 +25,9 @@ def check(mem: PageMemory):
 def test_eq7_initial_residency_and_eviction_of_the_oldest():
     mem = PageMemory(1000, random.Random(1))
     a, b = task(1), task(2)
-    mem.admit(a, 600, 1.0, 0.0, 0.0, now=0.0)          # N = 600 < M: all of it
+    mem.admit(a, 600, 1.0, 0.0, 0.0)          # N = 600 < M: all of it
     assert mem.resident(a) == 600
-    mem.admit(b, 900, 1.0, 0.0, 0.0, now=1.0)          # N = 1500 >= M: 900 x 1000 / 1500
+    mem.admit(b, 900, 1.0, 0.0, 0.0)          # N = 1500 >= M: 900 x 1000 / 1500
     assert mem.resident(b) == 600 and mem.resident(a) == 400 and mem.demand == 1500 and mem.over()
     check(mem)
     mem.release(a)
@@ -40,15 +40,13 @@ def test_a_task_not_scheduled_loses_its_pages_first():
     take the frames of one that does not run."""
     mem = PageMemory(100, random.Random(2))
     idle, busy = task(1), task(2)
-    mem.admit(idle, 50, 1.0, 0.0, 0.0, now=0.0)
-    mem.admit(busy, 80, 1.0, 0.0, 0.0, now=1.0)        # N = 130: 80 x 100/130 = 61, 11 of them from idle
+    mem.admit(idle, 50, 1.0, 0.0, 0.0)
+    mem.admit(busy, 80, 1.0, 0.0, 0.0)        # N = 130: 80 x 100/130 = 61, 11 of them from idle
     assert mem.resident(idle) == 39
-    now = 2.0
     while mem.resident(busy) < 80:
-        page = mem.reference(busy, now)
+        page = mem.reference(busy)
         if page >= 0:
-            mem.load(busy, page, now + 0.02)
-        now += 0.1
+            mem.load(busy, page)
     assert mem.resident(idle) == 20
     check(mem)
 
@@ -57,21 +55,20 @@ def test_a_task_not_scheduled_loses_its_pages_first():
 def test_memory_is_conserved_under_random_use(lru):
     rng = random.Random(3)
     mem = PageMemory(500, random.Random(4), lru)
-    live, now = [], 0.0
+    live = []
     for step in range(3000):
-        now += 0.01
         if not live or (rng.random() < 0.02 and len(live) < 6):
             j = task(step, work=50.0)
-            mem.admit(j, rng.randint(1, 300), 0.6, 0.1, 0.05, now)
+            mem.admit(j, rng.randint(1, 300), 0.6, 0.1, 0.05)
             live.append(j)
         elif rng.random() < 0.01:
             mem.release(live.pop(rng.randrange(len(live))))
         else:
             j = rng.choice(live)
             j.done += 0.5
-            page = mem.reference(j, now)
+            page = mem.reference(j)
             if page >= 0:
-                mem.load(j, page, now)
+                mem.load(j, page)
         check(mem)
 
 
@@ -80,12 +77,12 @@ def test_fault_frequency_matches_the_corrected_eq3():
     that fault is 1 - res/wrk."""
     mem = PageMemory(10_000, random.Random(5))
     j = task(1)
-    mem.admit(j, 1000, 1.0, 0.0, 0.0, now=0.0)         # one phase, the whole task its working set
+    mem.admit(j, 1000, 1.0, 0.0, 0.0)         # one phase, the whole task its working set
     t = mem.tasks[1]
     out = np.arange(1000) >= 300                        # keep 300 pages: the corrected eq. (3) says 0.7
     t.resident[out], t.stamp[out], t.res = False, np.inf, 300
     mem.used, t.oldest = 300, None
-    faults = sum(mem.reference(j, 1.0) >= 0 for _ in range(20_000))
+    faults = sum(mem.reference(j) >= 0 for _ in range(20_000))
     assert faults / 20_000 == pytest.approx(0.7, abs=0.01)
 
 
@@ -112,3 +109,20 @@ def test_a_lone_task_takes_its_work_plus_the_paging_delay_per_fault(tmp_path):
     assert job["state"] == "done" and job["faults"] > 100
     assert job["response"] == pytest.approx(30.0 + 0.02 * job["faults"], rel=1e-9)
     assert job["page"] == pytest.approx(0.02 * job["faults"], rel=1e-9)
+
+
+def test_uses_at_one_instant_keep_their_order():
+    """A task dispatched right after another, at the same virtual time, is the more recently used: when the
+    other's fault brings a page in, the frame comes from the other's own pages (stamps are the order of uses,
+    not times; with times the two tied and the task admitted first lost its page)."""
+    mem = PageMemory(100, random.Random(6))
+    first, second = task(1), task(2)
+    mem.admit(first, 50, 1.0, 0.0, 0.0)
+    mem.admit(second, 60, 1.0, 0.0, 0.0)             # N = 110: 60 x 100 / 110 = 54, 4 of them first's
+    assert (mem.resident(first), mem.resident(second), mem.used) == (46, 54, 100)
+    mem.reference(second)                            # second picked (it faults, say) ...
+    mem.reference(first)                             # ... and first right after it
+    missing = int(np.flatnonzero(~mem.tasks[2].resident)[0])
+    mem.load(second, missing)                        # second's page comes in: a frame of second's own
+    assert (mem.resident(first), mem.resident(second)) == (46, 54)
+    check(mem)
