@@ -1,6 +1,6 @@
 """Paper 001 (Giné, Solsona, Hernández, Luque, coscheduling under memory constraints): the experiments `nowemu
-reproduce p001` runs and how they are set beside the paper's (spec 001 §7). The node model is
-scenarios/p001/node.toml's (the paper's §3 and §5.1; the defaults it leaves open named there).
+reproduce p001` runs and how they are set beside the paper's. The node model is scenarios/p001/node.toml's
+(the paper's §3 and §5.1); docs/p001.md gives it and every reading taken where the paper is silent.
 
 - Fig. 4, the static workload (scenarios/p001/fig4.toml): J1 and J2, large jobs with a task on every node,
   and two local tasks per node, under PRED and under CSM, paired by seed. The paper: under CSM J1 finishes
