@@ -1,6 +1,8 @@
-"""A workstation's message queues of paper 001 (§3.1): per parallel task, the messages received and not yet
-taken (its RMQ count, `rec`) and those it sent that are still on their way (its SMQ, `send`); eq. (1)'s
-c_mes = rec + send is what the run-queue insertion policies smooth into `mes`.
+"""A workstation's message queues for its parallel tasks: the partners' messages that came before their task
+waited for them (`inbox`, by (group, rank, iteration): what a task's sync takes), and, for paper 001 (§3.1),
+per task the messages received and not yet taken (its RMQ count, `rec`) and those it sent that are still on
+their way (its SMQ, `send`); eq. (1)'s c_mes = rec + send is what the run-queue insertion policies smooth
+into `mes`.
 
 A received message stays in the receive queue until its task reads it: at its sync point if it was there
 first, or, if it woke the task from a receive, when the task next runs (so that the insertion that puts the
@@ -12,31 +14,41 @@ from __future__ import annotations
 
 
 class MessageQueues:
-    __slots__ = ("now", "received", "sending", "held")
+    __slots__ = ("now", "inbox", "received", "sending", "held")
 
     def __init__(self, queue):
         self.now = queue                        # the node's event queue (its clock)
+        self.inbox: dict[tuple, int] = {}       # (group, rank, iteration) -> messages in before their task waited
         self.received: dict[tuple, int] = {}    # (group, rank) -> messages in, not yet taken
         self.sending: dict[int, list] = {}      # task id -> when its messages on their way arrive
         self.held: dict[int, int] = {}          # task id -> messages that woke it, read when it runs
 
-    def arrived(self, group: int, rank: int) -> None:
+    def _count(self, group: int, rank: int, n: int) -> None:
         key = (group, rank)
-        self.received[key] = self.received.get(key, 0) + 1
+        self.received[key] = self.received.get(key, 0) + n
+
+    def arrived(self, group: int, rank: int, iteration: int) -> None:
+        """A message for a task not yet waiting for it."""
+        key = (group, rank, iteration)
+        self.inbox[key] = self.inbox.get(key, 0) + 1
+        self._count(group, rank, 1)
+
+    def take(self, job) -> int:
+        """`job` reached its sync: how many of this iteration's messages were already in (it takes them)."""
+        got = self.inbox.pop((job.group, job.rank, job.iteration), 0)
+        if got:
+            self._count(job.group, job.rank, -got)
+        return got
 
     def woke(self, job) -> None:
         """A message for `job`, waiting in a receive: in its queue until it runs."""
-        self.arrived(job.group, job.rank)
+        self._count(job.group, job.rank, 1)
         self.held[job.id] = self.held.get(job.id, 0) + 1
 
     def runs(self, job) -> None:
         """`job` got the CPU: it reads the messages that woke it."""
         if self.held:
-            self.taken(job.group, job.rank, self.held.pop(job.id, 0))
-
-    def taken(self, group: int, rank: int, n: int) -> None:
-        if n:
-            self.received[group, rank] -= n
+            self._count(job.group, job.rank, -self.held.pop(job.id, 0))
 
     def rec(self, job) -> int:
         return self.received.get((job.group, job.rank), 0)
@@ -56,3 +68,4 @@ class MessageQueues:
 
     def finished(self, job) -> None:
         self.sending.pop(job.id, None)
+        self.held.pop(job.id, None)

@@ -87,7 +87,7 @@ class Host:
     def __init__(self, blueprints: list[dict]):
         self.heap = Heap()
         self.parts = {bp["id"]: make(bp, self.heap) for bp in blueprints}
-        self.hosts, self.host_of, self.me = {}, {}, None
+        self.host_of, self.me = {}, None
         self.inbox: list = []                                   # (envelopes, destinations), decoded on arrival
         self.outgoing: dict[int, dict] = defaultdict(dict)      # host -> {id(batch): (batch, destinations)}
         self.token, self.server, self.ports = b"", None, {}
@@ -128,10 +128,10 @@ class Host:
         self.server = await asyncio.start_server(self._serve, address, 0)
         return address, self.server.sockets[0].getsockname()[1]
 
-    def connect(self, hosts: dict, host_of: dict, me: int, ports: dict | None = None) -> None:
-        """`hosts`: host index -> handle; `host_of`: participant id -> host index; `me`: this host's index;
-        `ports`: host index -> (address, port) of its stream port (paced)."""
-        self.hosts, self.host_of, self.me, self.ports = hosts, host_of, me, ports or {}
+    def connect(self, host_of: dict, me: int, ports: dict) -> None:
+        """`host_of`: participant id -> host index; `me`: this host's index; `ports`: host index -> (address,
+        port) of its stream port."""
+        self.host_of, self.me, self.ports = host_of, me, ports
 
     async def warm(self) -> int:
         """Open the stream to every peer before the clock starts."""

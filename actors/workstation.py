@@ -75,8 +75,7 @@ class Workstation(Participant):
         self.area = 0.0                 # integral over time of the jobs present here (resident + pending)
         self._area_at = 0.0
         self.faults = self.io_misses = 0
-        self.inbox: dict[tuple, int] = {}       # parallel tasks: partners' messages (group, rank, iteration) come in
-        self.queues = MessageQueues(self.q)     # paper 001's receive and send queues, for run-queue insertion
+        self.queues = MessageQueues(self.q)     # parallel tasks' messages in (and paper 001's send queues)
         self.waiting: dict[tuple, list] = {}    # (group, rank) -> [task, iteration, messages still due, since]
         self._fault_rate = 0.0          # faults per op under the resident demand (set by memory_changed)
         self.ram = NetworkRAM(self)             # network RAM: what this node borrows and lends (paper 002)
@@ -219,9 +218,7 @@ class Workstation(Participant):
                 self.queues.sent(job, at)
         if job.burst > 0:
             job.sync_at += job.burst_length(job.iteration)
-        got = self.inbox.pop((job.group, job.rank, job.iteration), 0)
-        self.queues.taken(job.group, job.rank, got)
-        due = len(job.partners) - got
+        due = len(job.partners) - self.queues.take(job)
         self._set_stop(job)
         if due <= 0:
             return True
@@ -313,9 +310,7 @@ class Workstation(Participant):
                     job.sync += self.q.now - since
                     self._run(job, "unblock")
             else:
-                key = (p["group"], p["to"], p["it"])
-                self.inbox[key] = self.inbox.get(key, 0) + 1
-                self.queues.arrived(p["group"], p["to"])
+                self.queues.arrived(p["group"], p["to"], p["it"])
         elif kind in NETWORK_RAM:
             self.ram.receive(env)
         elif kind == "load_report":      # gossip: a peer's view

@@ -162,7 +162,7 @@ def _run_paced(ray, hosts: list, scenario: dict, total: int, speed: float, progr
     host_of = {i: k for k, (_, ids) in enumerate(hosts) for i in ids}
     token = os.urandom(16)          # what a stream to a host must present: the run's own hosts only
     ports = dict(enumerate(ray.get([a.listen.remote(local, token) for a in handles.values()])))
-    ray.get([a.connect.remote(handles, host_of, k, ports) for k, a in handles.items()])
+    ray.get([a.connect.remote(host_of, k, ports) for k, a in handles.items()])
     ray.get([a.warm.remote() for a in handles.values()])
     stop_time = scenario["stop"]["time"]
     board = Board.remote()

@@ -23,8 +23,6 @@ from emu.tools.reproduce import Claim, Experiment, figure, fmt, mean_ci, select
 TITLE = ('Giné, Solsona, Hernández and Luque, "Coscheduling under Memory Constraints in a NOW Environment", '
          'JSSPP 2001 (paper 001)')
 POLICIES = "cpu.insertion.name=pred,csm"
-J2_START = 10.0                             # fig4.toml: J2 arrives 10 s after J1
-TC = 3600.0                                 # fig4.toml: J1's and J2's CPU demand per task
 # Why CSM's lead is small here (a probe, not a setting: the paper gives no message frequency for Fig. 4)
 WHY_FIG4 = ("J1 and J2 communicate after every 100 ms of CPU (the spec's default; the paper gives no "
             "frequency): most of their insertions are wake-ups with a message waiting, which CSM's dynamic mode "
@@ -40,9 +38,11 @@ def experiments(quick: bool, seeds: int | None) -> list[Experiment]:
 
 
 def _finish(record: dict, job: str) -> float:
-    """When a job's last task ended: its slowdown (eq. 10, one job) x tc after its arrival."""
-    start = J2_START if job == "J2" else 0.0
-    return start + record["metrics"]["coscheduling"]["slowdown"][job] * TC
+    """When a job's last task ended: its slowdown (eq. 10, one job) x tc after its arrival, both its stream's
+    in the run's scenario (a batch arrival: at `start`; a fixed lifetime: tc)."""
+    stream = next(w for w in record["config"]["workload"] if w["name"] == job)
+    tc = stream["lifetime"]["mean"] / record["config"]["cluster"]["speed"]
+    return stream["arrival"]["start"] + record["metrics"]["coscheduling"]["slowdown"][job] * tc
 
 
 def _paired(records: list[dict], job: str) -> list[float]:
