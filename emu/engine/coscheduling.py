@@ -8,13 +8,17 @@ local tasks (no group), and the parallel jobs of each workload stream (named by 
 - Slowdown (eq. 10): a ratio of sums, sum of responses / sum of tc, a job's response from its arrival to its
   last task's end and its tc one task's CPU demand (each task of a job does the job's work).
 Only finished jobs count (a job with a task unfinished has no response).
+
+Beside them, the load the run reached, as the paper reports it: tasks per node and N_k.mem / M (eq. 4: the
+virtual memory of a node's tasks over its frames), time-averaged over every node's samples from the start to
+the last arrival (the drain after it has no arrivals to balance).
 """
 from __future__ import annotations
 
 from collections import defaultdict
 
 
-def metrics(jobs: list[dict], speeds: dict) -> dict:
+def metrics(jobs: list[dict], speeds: dict, samples) -> dict:
     done = [j for j in jobs if j["state"] == "done"]
     per_node = defaultdict(list)
     for j in done:
@@ -43,4 +47,15 @@ def metrics(jobs: list[dict], speeds: dict) -> dict:
         "slowdown": {cls: response[cls] / tc[cls] for cls in sorted(tc) if tc[cls] > 0},
         "correlation": {cls: 100.0 - 100.0 * sum(v) / len(v) for cls, v in sorted(spread.items())},
         "jobs": {cls: len(v) for cls, v in sorted(spread.items())},
+        **load(jobs, samples),
     }
+
+
+def load(jobs: list[dict], samples) -> dict:
+    last = max((j["arrival"] for j in jobs), default=0.0)
+    time, tasks, demand, memory = (samples.keys.index(k) for k in ("time", "jobs", "demand", "memory"))
+    rows = [r for r in samples.rows if r[time] <= last]
+    if not rows:
+        return {"tasks_per_node": float("nan"), "memory_load": float("nan")}
+    return {"tasks_per_node": sum(r[tasks] for r in rows) / len(rows),
+            "memory_load": sum(r[demand] for r in rows) / sum(r[memory] for r in rows)}

@@ -83,7 +83,7 @@ def assemble(finals: list[dict], scenario: dict, end: float, extra: dict, lost: 
         "config": scenario,
     }
     if scenario["memory"]["fault_model"] == "pages":         # paper 001's model: its own metrics
-        summary["coscheduling"] = coscheduling.metrics(jobs, speeds)
+        summary["coscheduling"] = coscheduling.metrics(jobs, speeds, samples)
     return {"jobs": jobs, "samples": samples, "events": events, "summary": summary}
 
 

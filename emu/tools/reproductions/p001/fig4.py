@@ -1,16 +1,7 @@
-"""Paper 001 (Giné, Solsona, Hernández, Luque, coscheduling under memory constraints): the experiments `nowemu
-reproduce p001` runs and how they are set beside the paper's. The node model is scenarios/p001/node.toml's
-(the paper's §3 and §5.1); docs/p001.md gives it and every reading taken where the paper is silent.
-
-- Fig. 4, the static workload (scenarios/p001/fig4.toml): J1 and J2, large jobs with a task on every node,
-  and two local tasks per node, under PRED and under CSM, paired by seed. The paper: under CSM J1 finishes
-  at 5400 s, 3072 s earlier than under PRED (about 36 %), and J2 slightly earlier; on node N1, J1's resident
-  set grows to its full size while J2's shrinks.
-
-Not yet here (issue 22): the dynamic workloads of Figs. 5-12 (low, medium and high memory load), and the
-paced run.
-
-`--quick` (CI): Fig. 4 on 8 nodes (the same tasks per node: every node holds one task of each job).
+"""Paper 001's Fig. 4, the static workload (scenarios/p001/fig4.toml): J1 and J2, large jobs with a task on
+every node, and two local tasks per node, under PRED and under CSM, paired by seed. The paper: under CSM J1
+finishes at 5400 s, 3072 s earlier than under PRED (about 36 %), and J2 slightly earlier; on node N1, J1's
+resident set grows to its full size while J2's shrinks.
 """
 from __future__ import annotations
 
@@ -18,23 +9,13 @@ import csv
 import json
 from collections import defaultdict
 
-from emu.tools.reproduce import Claim, Experiment, figure, fmt, mean_ci, select
+from emu.tools.reproduce import Claim, figure, fmt, mean_ci, select
 
-TITLE = ('Giné, Solsona, Hernández and Luque, "Coscheduling under Memory Constraints in a NOW Environment", '
-         'JSSPP 2001 (paper 001)')
-POLICIES = "cpu.insertion.name=pred,csm"
 # Why CSM's lead is small here (a probe, not a setting: the paper gives no message frequency for Fig. 4)
 WHY_FIG4 = ("J1 and J2 communicate after every 100 ms of CPU (the spec's default; the paper gives no "
             "frequency): most of their insertions are wake-ups with a message waiting, which CSM's dynamic mode "
             "puts at the top whichever job they belong to, so its fault-probability order decides few of them; "
             "with 1-s bursts (8 nodes, one seed, by hand) J1 ends 10 % earlier under CSM, not 36 %")
-
-
-def experiments(quick: bool, seeds: int | None) -> list[Experiment]:
-    n = seeds or (1 if quick else 5)
-    small = ["cluster.nodes=8", "workload.0.jobs=16", "workload.1.parallel.tasks=8",
-             "workload.2.parallel.tasks=8"] if quick else []
-    return [Experiment("fig4", "p001/fig4.toml", [POLICIES, *small], n)]
 
 
 def _finish(record: dict, job: str) -> float:
