@@ -108,13 +108,18 @@ def test_metrics_by_the_papers_equations():
     """Spec 001 §8.1 (6): one job of 4 tasks, tc 100, task responses 100..130: correlation 70 %; slowdown a
     ratio of sums; faults per task averaged per node, then over nodes."""
     from emu.engine.coscheduling import metrics
+    from emu.engine.samples import Samples
 
     def row(job, node, group, finish, faults, work=100.0, program="large"):
         return {"job": job, "node": node, "group": group, "state": "done", "arrival": 0.0, "finish": finish,
                 "response": finish, "work": work, "faults": faults, "program": program if group >= 0 else ""}
     jobs = [row(i, i, 0, 100.0 + 10 * i, faults=i) for i in range(4)]
     jobs += [row(4, 0, -1, 50.0, faults=10, work=25.0), row(5, 0, -1, 150.0, faults=20, work=25.0)]
-    m = metrics(jobs, {i: 1.0 for i in range(4)})
+    # the load reached: samples up to the last arrival (0 s here, and one later sample that does not count)
+    samples = Samples(["node", "time", "jobs", "demand", "memory"],
+                      [(0, 0.0, 3, 150.0, 100.0), (1, 0.0, 1, 50.0, 100.0), (0, 10.0, 9, 900.0, 100.0)])
+    m = metrics(jobs, {i: 1.0 for i in range(4)}, samples)
+    assert m["tasks_per_node"] == pytest.approx(2.0) and m["memory_load"] == pytest.approx(1.0)
     assert m["correlation"] == {"large": pytest.approx(70.0), "parallel": pytest.approx(70.0)}
     assert m["slowdown"]["large"] == pytest.approx(130.0 / 100.0)
     assert m["slowdown"]["local"] == pytest.approx((50.0 + 150.0) / 50.0)
@@ -143,3 +148,18 @@ def test_a_top_insertion_preempts_only_when_asked():
         assert cpu.queues[0] == [running if preempt else woken]    # displaced: back in the queue, next after it
         q.run_until(0.15)
         assert picked[:2] == [(0.0, 1), (pytest.approx(when), 2)], preempt
+
+
+@pytest.mark.parametrize("case", ["low", "medium", "high"])
+def test_the_dynamic_scenarios_arrive_at_the_calibrated_mit(case):
+    """scenarios/p001/{low,medium,high}.toml are the reproduction's pdt-0.5 points: their streams' mean
+    interarrival times are mit / share with mit from plan.MIT (the calibration's), to the digits written."""
+    from emu.inputs import SCENARIOS
+    from emu.inputs.scenario import load
+    from emu.tools.reproductions.p001.plan import MIT, arrivals
+
+    scenario = load(SCENARIOS / "p001" / f"{case}.toml")
+    for item in arrivals(case, 0.5, MIT[case, 0.5]):
+        key, value = item.split("=")
+        stream = scenario["workload"][int(key.split(".")[1])]
+        assert stream["arrival"]["mean_interarrival"] == pytest.approx(float(value.split()[0]), rel=1e-4)

@@ -124,12 +124,16 @@ def test_p002_quick_writes_every_run_and_its_report(ray_local, tmp_path):
 
 
 def test_p001_quick_writes_every_run_and_its_report(ray_local, tmp_path):
-    """`nowemu reproduce p001 --quick`: Fig. 4's static workload on 8 nodes under PRED and CSM. The report's ends
-    of J1 and J2 are the runs' own (from their slowdowns, eq. 10), and node N1's trace is plotted."""
+    """`nowemu reproduce p001 --quick`: Fig. 4's static workload on 8 nodes under PRED and CSM, one point of each
+    dynamic workload under its three policies, and the paced run beside inline. The report's figures are the
+    runs' own: J1's and J2's ends from their slowdowns (eq. 10), the dynamic tables from the runs' summaries."""
     report = tmp_path / "p001.md"
     assert cli.main(["reproduce", "p001", "--quick", "--out", str(tmp_path / "runs"), "--report", str(report)]) == 0
     runs = tmp_path / "runs"
-    assert sorted(p.parent.name for p in runs.rglob("summary.json")) == ["csm-s1", "pred-s1"]
+    done = sorted(f"{p.parent.parent.name}/{p.parent.name}" for p in runs.rglob("summary.json"))
+    dynamic = [f"{case}/{p}-s1" for case, policies in (("high-f100", "csm pred rr"), ("low-pdt0.5", "csm dyn rr"),
+                                                        ("medium-f100", "csm pred rr")) for p in policies.split()]
+    assert done == ["fig4/csm-s1", "fig4/pred-s1", *dynamic, "paced-inline/s1", "paced/s1"]
     ends = {}
     for policy in ("pred", "csm"):
         summary = json.loads((runs / "fig4" / f"{policy}-s1" / "summary.json").read_text())
@@ -141,6 +145,11 @@ def test_p001_quick_writes_every_run_and_its_report(ray_local, tmp_path):
         assert f"| {policy.upper()} | {j1:.0f} | {j2:.0f} |" in text
     reduction = 100 * (ends["pred"][0] - ends["csm"][0]) / ends["pred"][0]
     assert f"| 5400 s against 8472 s: 36 % | {reduction:.1f} % |" in text
+    m = json.loads((runs / "medium-f100" / "csm-s1" / "summary.json").read_text())["coscheduling"]
+    assert (f"| 100 ms | CSM | {m['mean_page_faults']:.0f} | {m['correlation']['parallel']:.3f} | "
+            f"{m['slowdown']['small']:.2f} | {m['slowdown']['large']:.2f} |") in text
+    assert json.loads((runs / "paced" / "s1" / "summary.json").read_text())["runtime"] == "paced"
+    assert "## Real concurrency: paced against inline" in text and "| real concurrency |" in text
     assert (report.parent / "p001-quick" / "fig4.png").exists() or "matplotlib" not in sys.modules
 
 

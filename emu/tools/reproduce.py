@@ -41,6 +41,7 @@ class Experiment:
     scenario: str                      # relative to scenarios/
     sets: list = field(default_factory=list)
     seeds: int = 1
+    runtime: str | None = None         # None: the command's --runtime; paced runs run one at a time, after the rest
 
 
 @dataclass
@@ -126,7 +127,7 @@ def main(args) -> int:
     report = Path(args.report) if args.report else DOCS / f"{stem}.md"
     runs, experiments = [], paper.experiments(args.quick, args.seeds)
     for e in experiments:                         # every scenario of every experiment checked before any runs
-        _, planned = sweep.plan(SCENARIOS / e.scenario, e.sets, e.seeds, args.runtime)
+        _, planned = sweep.plan(SCENARIOS / e.scenario, e.sets, e.seeds, e.runtime or args.runtime)
         for r in planned:
             r["experiment"], r["dir"] = e.name, f"{e.name}/{r['dir']}"
             r["folder"] = out / r["dir"]            # an analysis may read a run's own files (its events)
@@ -140,7 +141,9 @@ def main(args) -> int:
         def done(r):
             bar.advance(task)
             log(r)
-        sweep_runs.execute(runs, out, args.address, done=done, resume=args.resume)
+        paced = [r for r in runs if r["runtime"] == "paced"]     # a paced run keeps time: nothing beside it
+        sweep_runs.execute([r for r in runs if r["runtime"] != "paced"], out, args.address, done=done, resume=args.resume)
+        sweep_runs.execute(paced, out, args.address, parallel=1, done=done, resume=args.resume)
     wall = time.perf_counter() - start
     failed = [r for r in runs if r["error"]]
     records = {e.name: [r for r in runs if r["experiment"] == e.name] for e in experiments}

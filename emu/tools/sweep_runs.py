@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 from emu.engine import results
+from emu.engine.ray_runtime import paced_warnings
 from emu.engine.run import run
 from emu.inputs import schema
 from emu.inputs.errors import ScenarioError
@@ -39,11 +40,13 @@ def run_one(config: dict, runtime: str, out: str) -> dict:
 
 
 def outcome(summary: dict) -> dict:
-    """What a sweep keeps of a finished run: its error (if its accounting failed), metrics and wall time."""
+    """What a sweep keeps of a finished run: its error (if its accounting failed), metrics and wall time, and a
+    paced run's warnings that it was not faithful (`emu.engine.ray_runtime.paced_warnings`)."""
     metrics = summary["metrics"]
     if "coscheduling" in summary:               # paper 001's own metrics (emu.engine.coscheduling)
         metrics = {**metrics, "coscheduling": summary["coscheduling"]}
-    return {"error": check_error(summary), "metrics": metrics, "wall": summary.get("wall_time")}
+    return {"error": check_error(summary), "metrics": metrics, "wall": summary.get("wall_time"),
+            "unfaithful": paced_warnings(summary) if "paced" in summary else []}
 
 
 def finished(r: dict, out: Path) -> dict | None:

@@ -3,12 +3,13 @@ reproduce p001` runs and how they are set beside the paper's. The node model is 
 (the paper's §3 and §5.1); docs/p001.md gives it and every reading taken where the paper is silent.
 
 The experiments and the arrival rates of the dynamic workloads are in `plan`; the analysis of Fig. 4's static
-workload in `fig4`, of the dynamic workloads (Figs. 5-12) in `dynamic`.
+workload in `fig4`, of the dynamic workloads (Figs. 5-12) in `dynamic`, and the paced runs against inline in
+`paced`.
 """
 from __future__ import annotations
 
 from emu.tools.reproduce import Claim
-from emu.tools.reproductions.p001 import dynamic, fig4
+from emu.tools.reproductions.p001 import dynamic, fig4, paced
 from emu.tools.reproductions.p001.plan import experiments
 
 TITLE = ('Giné, Solsona, Hernández and Luque, "Coscheduling under Memory Constraints in a NOW Environment", '
@@ -18,5 +19,6 @@ __all__ = ["TITLE", "experiments", "analyse"]           # what `nowemu reproduce
 
 def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
     claims, sections = fig4.analyse(records, plots)
-    more, text = dynamic.analyse(records, plots)
-    return claims + more, sections + text
+    for part in (dynamic.analyse(records, plots), paced.analyse(records)):
+        claims, sections = claims + part[0], sections + part[1]
+    return claims, sections
