@@ -29,8 +29,9 @@ PDTS = (0.2, 0.5, 0.8)
 LOW_JOBS = 800                      # jobs of the low workload's one stream, split by pdt
 MEM_LOAD = {"low": 0.7, "medium": 1.0, "high": 1.5}
 # mit (s) of each workload point, pdt: found by `python -m emu.tools.reproductions.p001.calibrate` (2026-11-26),
-# the runs' memory load within 2 % of MEM_LOAD: medium 1.008, high 1.528, low 0.697 / 0.694 / 0.703
-MIT = {("medium", 0.5): 210.64, ("high", 0.5): 169.66, ("low", 0.2): 2.281, ("low", 0.5): 2.9133, ("low", 0.8): 3.1074}
+# RR's runs of seeds 101-105 reaching a mean memory load within 3 % of MEM_LOAD: medium 1.029, high 1.494, low
+# 0.687 / 0.691 / 0.701 (CPU load per node: 0.57, 0.71, and 0.89 at pdt 0.5)
+MIT = {("medium", 0.5): 237.34, ("high", 0.5): 191.77, ("low", 0.2): 2.2278, ("low", 0.5): 2.6363, ("low", 0.8): 3.0226}
 PAIRS = {"low": "cpu.insertion.name=rr,dyn,csm", "medium": "cpu.insertion.name=rr,pred,csm",
          "high": "cpu.insertion.name=rr,pred,csm"}
 
