@@ -4,7 +4,8 @@ Every figure in the file is produced by the run that writes it:
 
 1. The model's speed (emu/tools/bench_model.py): inline M/M/1 against SimPy, as whole processes and as event loops;
    the quantum CPU at 10 ms slices in dispatches per second; the 64-workstation quick start alone; each side
-   by side with the commit before issue 21's fast core, run from a git worktree.
+   by side with the commit before issue 21's fast core, run from a git worktree; and paper 001's page-level
+   model in dispatches per second (no baseline: it did not exist).
 2. Paced runtime (emu/tools/bench_paced.py). scenarios/quickstart.toml on N workstations (per-node load held
    constant) under `paced`, one Ray actor per participant or K, at every speed of a ladder: where the run
    stays faithful (p99 of every event's lateness under 5 ms of wall time, no job-carrying message late).
