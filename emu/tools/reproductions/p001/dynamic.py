@@ -105,9 +105,9 @@ def _medium(med, bursts) -> list[Claim]:
     ]
 
 
-WHY_PRED_FAULTS = ("PRED's tasks fault less than RR's here; not examined yet. A likely cause, to test with "
-                   "`memory.lru = \"page\"`: PRED moves communicating tasks ahead, so a ring's tasks run in runs of "
-                   "dispatches whose task-granular LRU stamps keep their pages the most recent")
+WHY_PRED_FAULTS = ("PRED's tasks fault less than RR's here; not examined yet. Not the LRU's granularity: with "
+                   "per-page stamps (`memory.lru = \"page\"`, medium at 100-ms bursts, seeds 1-3, by hand on "
+                   "2026-11-26) PRED still faults 17-42 % less than RR (19-46 % with the task-granular default)")
 WHY_LOCAL = ("CSM's dynamic mode puts a task with a message waiting at the top without counting an overtake of the "
              "local tasks it passes (Algorithm 1's line 5 has no starvation check; spec 001's reading), so under memory "
              "pressure local tasks wait more than under PRED, whose overtakes all count against MNOL")
