@@ -1,7 +1,7 @@
 """Paper 001's Fig. 4, the static workload (scenarios/p001/fig4.toml): J1 and J2, large jobs with a task on
 every node, and two local tasks per node, under PRED and under CSM, paired by seed. The paper: under CSM J1
 finishes at 5400 s, 3072 s earlier than under PRED (about 36 %), and J2 slightly earlier; on node N1, J1's
-resident set grows to its full size while J2's shrinks.
+resident set grows to its full size (here: its working set, which is all it references) while J2's shrinks.
 """
 from __future__ import annotations
 

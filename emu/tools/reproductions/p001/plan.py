@@ -12,8 +12,8 @@ calibrated to (eq. 5).
 
 The message frequency axis is the mean CPU burst between a task's messages (the paper gives none of its
 values: spec 001's sweep runs from 0.1 to 10 mean slices; three points of it keep the whole reproduction
-within its hour: at 10-ms bursts a medium run took 90-130 s here, five times one at 100 ms; the report gives
-each point's run time). pdt's values in Figs. 5-6 are not given either: 0.2, 0.5 and 0.8.
+within its hour: at 10-ms bursts a medium run took 90-130 s here, five times one at 100 ms, in an interrupted
+`nowemu reproduce p001` of 2026-11-26; each run's own time is `wall_time` in its summary.json). pdt's values in Figs. 5-6 are not given either: 0.2, 0.5 and 0.8.
 
 `--quick` (CI): Fig. 4 on 8 nodes, one point of each dynamic workload with a quarter of the jobs, and the
 paced comparison with a fifth of its jobs.
@@ -39,7 +39,7 @@ PAIRS = {"low": "cpu.insertion.name=rr,dyn,csm", "medium": "cpu.insertion.name=r
 # The medium workload on 8 workstations (sizes [1, n/8] and [n/4, n] for n = 8), 5 local tasks per node and 6
 # parallel jobs, at the same mit (per node the same load: twice the parallel jobs, half their size). A task sent
 # to its node costs a remote execution of 0.1 s (paper 000's r; the paper's mapping has no stated cost): with
-# none, the message that carries it has 1 ms of virtual time, 10 us of wall time at 100x, and the actors cannot
+# none, the message that carries it has 1 ms of virtual time, 20 us of wall time at 50x, and the actors cannot
 # meet it at any useful speed (the runtime calls such a late job message a straggler).
 PACED = ["cluster.nodes=8", "workload.0.jobs=40", "workload.1.jobs=3", "workload.2.jobs=3", "workload.1.parallel.sizes=[1]",
          "workload.2.parallel.sizes=[2, 4, 8]", "cpu.insertion.name=csm", 'network.remote_exec_cost="100 ms"']
@@ -60,7 +60,8 @@ def analytic(scenario: dict, mem_load: float, shares: dict[str, float]) -> tuple
     uniform between the stream's memory `demand` and `max`; sizes uniform over `parallel.sizes`.
 
     The first guess of `calibrate`: mapping a job to the nodes of least memory balances them, so tasks stay
-    less than on one isolated node and the load reached is lower (0.42 for 0.7 in the low workload)."""
+    less than on one isolated node and the load reached is lower (0.42 for 0.7 in the low workload at pdt 0.5,
+    RR, seed 1: one run by hand, 2026-11-26)."""
     specs = node_specs(scenario)
     n, page = len(specs), scenario["memory"]["page_size"]
     frames = specs[0]["memory_size"] // page
