@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from emu.tools import cli
-from emu.tools.reproduce import mean_ci
+from emu.tools.reproduce import mean_ci, paired
 from emu.tools.reproductions.p004.sequential import idle_share
 
 
@@ -151,6 +151,25 @@ def test_p001_quick_writes_every_run_and_its_report(ray_local, tmp_path):
     assert json.loads((runs / "paced" / "s1" / "summary.json").read_text())["runtime"] == "paced"
     assert "## Real concurrency: paced against inline" in text and "| real concurrency |" in text
     assert (report.parent / "p001-quick" / "fig4.png").exists() or "matplotlib" not in sys.modules
+
+
+def test_paired_differences_use_the_seeds_both_have():
+    """A comparison paired by seed: the seed's own level cancels; a seed only one side has is left out."""
+    a, b = {1: 10.0, 2: 20.0, 3: 30.0, 9: 99.0}, {1: 9.0, 2: 19.0, 3: 29.0}
+    assert paired(a, b) == (1.0, 0.0)                                 # three equal differences: no spread
+    mean, half = paired(a, b, relative=True)
+    assert mean == pytest.approx((0.1 + 0.05 + 1 / 30) / 3) and half > 0
+
+
+def test_p001_why_tells_the_seeds_spread_from_the_other_order():
+    """An order that did not come out: a paired interval reaching zero is the seeds' spread, one that does not is
+    the model's own order, and each is said as such."""
+    from emu.tools.reproductions.p001.dynamic import _why
+    tied = _why([("25 ms: CSM - PRED", (0.2, 0.5))])
+    assert "within the seeds' spread" in tied and "the other way" not in tied and "25 ms: CSM - PRED 0.20 ± 0.50" in tied
+    other = _why([("25 ms: CSM - PRED", (0.6, 0.5))], spread="")
+    assert other.startswith("the other way") and "within the seeds' spread" not in other
+    assert _why([]) == ""
 
 
 @pytest.mark.slow

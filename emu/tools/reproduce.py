@@ -84,6 +84,13 @@ def by_seed(records: list[dict], name: str) -> dict[int, float]:
     return {r["seed"]: r["metrics"][name] for r in records}
 
 
+def paired(x: dict[int, float], y: dict[int, float], relative: bool = False) -> tuple[float, float]:
+    """Mean and 95 % interval of x - y (`relative`: (x - y) / x) over the seeds both have, paired by seed: the
+    same seed gives both runs the same jobs, so what the seed moves in both cancels out."""
+    common = sorted(x.keys() & y.keys())
+    return mean_ci([(x[s] - y[s]) / x[s] if relative else x[s] - y[s] for s in common if x[s] or not relative])
+
+
 def ratio(a: list[dict], b: list[dict], name: str) -> tuple[float, float]:
     """Mean and 95 % interval of a/b for metric `name`, paired by seed (the same seed gives both runs the
     same owners and workload, so the pairing removes most of the noise)."""

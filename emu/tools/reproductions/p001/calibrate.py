@@ -5,7 +5,7 @@ the paper's mem_load (the spec's "literal eq. (5) with measured N_k.mem, iterate
     python -m emu.tools.reproductions.p001.calibrate
 
 For each workload point (low at every pdt, medium and high at pdt 0.5): RR, bursts of 100 ms, inline, over
-SEEDS (not the reproduction's own seeds 1-5: near saturation one seed's load can be half another's, so the
+SEEDS (not the reproduction's own seeds 1-7: near saturation one seed's load can be half another's, so the
 mit is found on five others and the report shows what the reproduction's seeds reached). From `plan.analytic`'s
 guess, steps on log mit (`calibrate`) until the mean of the runs' memory load (N_k.mem / M over the arrivals,
 `emu.engine.coscheduling.load`) is within 3 % of the target. It prints

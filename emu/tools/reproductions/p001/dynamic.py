@@ -3,9 +3,11 @@ beside the paper's, and the plots. Every number is a mean over seeds with its 95
 between policies is paired by seed (the same seed gives every policy the same jobs)."""
 from __future__ import annotations
 
+import csv
+
 import numpy as np
 
-from emu.tools.reproduce import Claim, figure, fmt, mean_ci, select
+from emu.tools.reproduce import Claim, figure, fmt, mean_ci, paired, select
 from emu.tools.reproductions.p001.plan import BURSTS, MEM_LOAD, PDTS
 
 NAME = "cpu.insertion.name"
@@ -29,10 +31,9 @@ def stat(records: list[dict], policy: str, what: str, key: str = NAME) -> tuple[
     return mean_ci(seeds(records, policy, what, key).values())
 
 
-def paired(records: list[dict], base: str, other: str, what: str) -> tuple[float, float]:
+def lower(records: list[dict], base: str, other: str, what: str) -> tuple[float, float]:
     """(base - other) / base, paired by seed: how much lower `other` is."""
-    x, y = seeds(records, base, what), seeds(records, other, what)
-    return mean_ci([(x[s] - y[s]) / x[s] for s in sorted(x.keys() & y.keys()) if x[s]])
+    return paired(seeds(records, base, what), seeds(records, other, what), relative=True)
 
 
 def _all(points, test) -> bool | None:
@@ -53,7 +54,7 @@ def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
     med = {b: records[f"medium-f{b}"] for b in bursts}
     high = {b: records[f"high-f{b}"] for b in bursts}
     low = {p: records[f"low-pdt{p}"] for p in pdts}
-    claims = _faults(med, high) + _medium(med, bursts) + _mnod_claims(_mnod(med, records)) + _high(high)
+    claims = _faults(med, high) + _medium(med, bursts) + _mnod_claims(_mnod(med, records), records) + _high(high)
     claims += _local(med, high) + _low(low, pdts)
     sections = _load_table(records) + _tables(med, high, low, records)
     _plots(plots, med, high, low, records)
@@ -63,19 +64,18 @@ def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
 def _faults(med, high) -> list[Claim]:
     out = []
     for fig, case, runs in (("Fig. 8a", "medium", med), ("Fig. 10a", "high", high)):
-        lead = {b: {p: paired(rs, p, "csm", "faults") for p in ("rr", "pred")} for b, rs in runs.items()}
+        lead = {b: {p: lower(rs, p, "csm", "faults") for p in ("rr", "pred")} for b, rs in runs.items()}
         text = "; ".join(f"{b} ms: below RR by {fmt(*lead[b]['rr'], 1, 100, ' %')}, below PRED by "
                          f"{fmt(*lead[b]['pred'], 1, 100, ' %')}" for b in runs)
         out.append(Claim(fig, f"mem_load {MEM_LOAD[case]}: CSM's page faults per task (eq. 8) below RR's and PRED's "
                          "(paired by seed, the interval above zero) at every message frequency", "CSM lowest", text,
                          _all(runs, lambda b: _lower(lead[b]["rr"]) and _lower(lead[b]["pred"])),
-                         "CSM's mean is below both at every frequency; an interval that reaches zero does so by the "
-                         "seeds' spread (about 20 large jobs a run)" if all(lead[b][p][0] > 0 for b in runs
-                                                                          for p in ("rr", "pred")) else ""))
-        gap = {b: paired(rs, "rr", "pred", "faults") for b, rs in runs.items()}
+                         _why([(f"{b} ms: CSM below {p.upper()} by (%)", (100 * lead[b][p][0], 100 * lead[b][p][1]))
+                               for b in runs for p in ("rr", "pred") if not _lower(lead[b][p])], 1)))
+        gap = {b: lower(rs, "rr", "pred", "faults") for b, rs in runs.items()}
         out.append(Claim(fig, f"mem_load {MEM_LOAD[case]}: RR ≈ PRED in page faults (within 10 %)", "RR ≈ PRED",
                          "; ".join(f"{b} ms: PRED below RR by {fmt(*gap[b], 1, 100, ' %')}" for b in runs),
-                         _all(runs, lambda b: abs(gap[b][0]) <= 0.10), WHY_PRED_FAULTS))
+                         _all(runs, lambda b: abs(gap[b][0]) <= 0.10), _why_pred_faults(runs)))
     return out
 
 
@@ -83,31 +83,59 @@ def _medium(med, bursts) -> list[Claim]:
     if not bursts:
         return []
     hi, lo = bursts[0], bursts[-1]                  # the shortest bursts are the highest message frequency
-    diff = {b: _diff(med[b], "pred", "csm", "correlation/parallel") for b in (hi, lo)}
+    diff = {b: paired(seeds(med[b], "pred", "correlation/parallel"), seeds(med[b], "csm", "correlation/parallel"))
+            for b in (hi, lo)}
     small = {b: {p: stat(med[b], p, "slowdown/small") for p in ("rr", "pred", "csm")} for b in bursts}
-    large = {b: paired(med[b], "pred", "csm", "slowdown/large") for b in bursts}
+    large = {b: lower(med[b], "pred", "csm", "slowdown/large") for b in bursts}
     crossed = diff[lo][0] > 0 and diff[hi][0] < 0
     return [
         Claim("Fig. 8b", f"mem_load 1: PRED's correlation above CSM's at the lowest message frequency ({lo} ms "
               f"bursts), CSM's above PRED's at the highest ({hi} ms)", "crossover",
               f"PRED - CSM: {fmt(*diff[lo], 3)} points at {lo} ms, {fmt(*diff[hi], 3)} at {hi} ms",
-              crossed if hi != lo else None, "" if crossed or hi == lo else WHY_CORRELATION + _why_spread(
-                  {f"{b} ms": med[b] for b in (lo, hi)}, "correlation/parallel", ("pred", "csm"))),
+              crossed if hi != lo else None, "" if crossed or hi == lo else WHY_CORRELATION + _why(
+                  [(f"{b} ms: PRED - CSM", diff[b]) for b, sign in ((lo, 1), (hi, -1)) if diff[b][0] * sign <= 0], 3)),
         Claim("Fig. 9a", f"mem_load 1: CSM's small-job slowdown the lowest at the highest frequency ({hi} ms), "
               f"≈ PRED's (within 10 %) at the lowest ({lo} ms)", "CSM best at high frequency, ≈ PRED at low",
               "; ".join(f"{b} ms: " + ", ".join(f"{p.upper()} {fmt(*small[b][p])}" for p in small[b]) for b in bursts),
               small[hi]["csm"][0] < min(small[hi]["rr"][0], small[hi]["pred"][0])
               and abs(small[lo]["csm"][0] / small[lo]["pred"][0] - 1) <= 0.10 if hi != lo else None,
-              _why_spread({f"{b} ms": med[b] for b in bursts}, "slowdown/small")),
+              _why(_wrong_way({f"{hi} ms": med[hi]}, "slowdown/small", "csm", ("rr", "pred")) + (
+                  [] if abs(small[lo]["csm"][0] / small[lo]["pred"][0] - 1) <= 0.10 else
+                  [(f"{lo} ms: (CSM - PRED) / PRED", paired(seeds(med[lo], "csm", "slowdown/small"),
+                                                            seeds(med[lo], "pred", "slowdown/small"), relative=True))]))),
         Claim("Fig. 9b", "mem_load 1: CSM ≈ PRED in large-job slowdown (within 10 %) at every frequency", "CSM ≈ PRED",
               "; ".join(f"{b} ms: CSM below PRED by {fmt(*large[b], 1, 100, ' %')}" for b in bursts),
               _all(bursts, lambda b: abs(large[b][0]) <= 0.10)),
     ]
 
 
-WHY_PRED_FAULTS = ("PRED's tasks fault less than RR's here; not examined yet. Not the LRU's granularity: with "
-                   "per-page stamps (`memory.lru = \"page\"`, medium at 100-ms bursts, seeds 1-3, by hand on "
-                   "2026-11-26) PRED still faults 17-42 % less than RR (19-46 % with the task-granular default)")
+WHY_PRED_FAULTS = ("PRED's parallel tasks fault less than RR's, its local tasks alike: per second of CPU, over every "
+                   "run of the case, parallel tasks fault {par_rr} under RR against {par_pred} under PRED, local tasks "
+                   "{loc_rr} against {loc_pred}. A likely cause, not tested: RR runs a node's tasks in a cycle, LRU's "
+                   "worst case (a fault takes its page from the least recently run task, the next to run), while PRED "
+                   "runs the distributed tasks ahead of the local ones, which then lose pages outside their working sets. "
+                   "Not the LRU's granularity: with per-page stamps (`memory.lru = \"page\"`, medium at 100-ms bursts, "
+                   "seeds 1-3, by hand on 2026-11-26) PRED still faults 17-42 % less than RR")
+
+
+def _fault_rates(record: dict) -> tuple[float, float]:
+    """Faults per second of CPU of the run's parallel tasks and of its local tasks (its jobs.csv)."""
+    faults, cpu = [0, 0], [0.0, 0.0]
+    with open(record["folder"] / "jobs.csv", newline="") as fh:
+        for row in csv.DictReader(fh):
+            local = row["group"] == "-1"
+            faults[local] += int(row["faults"])
+            cpu[local] += float(row["cpu"])
+    return faults[0] / cpu[0], faults[1] / cpu[1]
+
+
+def _why_pred_faults(runs: dict) -> str:
+    rates = {p: [_fault_rates(r) for rs in runs.values() for r in select(rs, **{NAME: p})] for p in ("rr", "pred")}
+    cell = {f"{kind}_{p}": fmt(*mean_ci([x[i] for x in rates[p]]), 2) for p in rates
+            for i, kind in enumerate(("par", "loc"))}
+    return WHY_PRED_FAULTS.format(**cell)
+
+
 WHY_LOCAL = ("CSM's dynamic mode puts a task with a message waiting at the top without counting an overtake of the "
              "local tasks it passes (Algorithm 1's line 5 has no starvation check; spec 001's reading), so under memory "
              "pressure local tasks wait more than under PRED, whose overtakes all count against MNOL")
@@ -115,26 +143,33 @@ WHY_CORRELATION = ("a ring's tasks wait for each other's message after every bur
                    "together under every policy (the paper's text does not say what lets them drift apart); ")
 
 
-SPREAD = ("the policies' means differ by less than their 95 % intervals over the seeds ({points}): a run holds about "
-          "20 large and 20 small jobs, and where its few large jobs land moves its figures more than the policy does; "
-          "more seeds or jobs would be needed to order them (not run: the reproduction's hour)")
+SPREAD = ("within the seeds' spread, paired by seed (the same seed gives every policy the same jobs; mean ± 95 % "
+          "interval of the difference): {diffs}{spread}; more seeds or jobs would be needed to order them")
+FEW_LARGE = ("; a run holds about 20 large and 20 small jobs, and where its few large jobs land moves its figures more "
+             "than the policy does")
+AGAINST = "the other way, beyond the seeds' spread (paired by seed): {diffs}"
 
 
-def _why_spread(points: dict, what: str, policies=("rr", "pred", "csm"), key: str = NAME) -> str:
-    """SPREAD, naming the points (label -> records) where the policies' means are closer than the widest
-    interval; "" where none is."""
-    close = []
+def _why(diffs: list[tuple[str, tuple[float, float]]], digits: int = 2, spread: str = FEW_LARGE) -> str:
+    """Why an order did not come out, from its wrong-way differences paired by seed, (label, (mean, half)): where
+    the interval reaches zero the seeds cannot tell (`spread`: what makes them vary), elsewhere the model orders
+    them the other way."""
+    tied = [f"{label} {fmt(*d, digits)}" for label, d in diffs if np.isnan(d[1]) or abs(d[0]) <= d[1]]
+    other = [f"{label} {fmt(*d, digits)}" for label, d in diffs if not (np.isnan(d[1]) or abs(d[0]) <= d[1])]
+    return "; ".join([SPREAD.format(diffs="; ".join(tied), spread=spread)] * bool(tied) + [AGAINST.format(diffs="; ".join(other))] * bool(other))
+
+
+def _wrong_way(points: dict, what: str, lead: str, rivals, key: str = NAME, low_is_best: bool = True) -> list:
+    """For each point (label -> records) and rival whose mean beats `lead`'s, lead - rival paired by seed."""
+    name = str.upper if key == NAME else (lambda m: f"MNOD {m}")
+    out = []
     for label, rs in points.items():
-        stats = [stat(rs, p, what, key) for p in policies]
-        means, halves = [m for m, _ in stats], [h for _, h in stats if not np.isnan(h)]
-        if halves and max(means) - min(means) < max(halves):
-            close.append(str(label))
-    return SPREAD.format(points=", ".join(close)) if close else ""
-
-
-def _diff(records, a: str, b: str, what: str) -> tuple[float, float]:
-    x, y = seeds(records, a, what), seeds(records, b, what)
-    return mean_ci([x[s] - y[s] for s in sorted(x.keys() & y.keys())])
+        mine = seeds(rs, lead, what, key)
+        for rival in rivals:
+            d = paired(mine, seeds(rs, rival, what, key))
+            if d[0] != 0 and (d[0] > 0) == low_is_best:
+                out.append((f"{label}: {name(lead)} - {name(rival)}", d))
+    return out
 
 
 def _best(records, what: str, policies=("rr", "pred", "csm"), low_is_best: bool = True) -> bool:
@@ -152,8 +187,9 @@ def _high(high) -> list[Claim]:
         text = "; ".join(f"{b} ms: " + ", ".join(f"{p.upper()} {fmt(*stat(rs, p, what), 3 if low_best is False else 2)}"
                                                  for p in ("rr", "pred", "csm")) for b, rs in high.items())
         holds = _all(high, lambda b: _best(high[b], what, low_is_best=low_best))
-        why = "" if holds else (WHY_CORRELATION if what.startswith("correlation") else "") + \
-            _why_spread({f"{b} ms": rs for b, rs in high.items()}, what)
+        why = "" if holds else (WHY_CORRELATION if what.startswith("correlation") else "") + _why(
+            _wrong_way({f"{b} ms": rs for b, rs in high.items()}, what, "csm", ("rr", "pred"), low_is_best=low_best),
+            2 if low_best else 3)
         out.append(Claim(fig, f"mem_load 1.5: CSM's {label} at every frequency", "CSM best", text, holds, why))
     return out
 
@@ -194,8 +230,8 @@ def _low(low, pdts) -> list[Claim]:
         Claim("Fig. 5", "mem_load 0.7: correlation above 75 % for every policy and pdt", "> 75 %", row(corr, 2),
               all(v[0] > 75 for d in corr.values() for v in d.values())),
         Claim("Fig. 5", "mem_load 0.7: CSM's correlation the best at every pdt", "CSM best", "(above)", best,
-              "" if best else WHY_CORRELATION + _why_spread({f"pdt {p}": low[p] for p in pdts}, "correlation/parallel",
-                                                            ("rr", "dyn", "csm"))),
+              "" if best else WHY_CORRELATION + _why(_wrong_way({f"pdt {p}": low[p] for p in pdts}, "correlation/parallel",
+                                                                "csm", ("rr", "dyn"), low_is_best=False), 3, "")),
         Claim("Fig. 5", "mem_load 0.7: DYN's correlation flat in pdt (within 5 %)", "DYN ≈ independent of pdt",
               f"DYN's range {flat:.2%} of its mean", flat <= 0.05 if len(pdts) > 1 else None),
         Claim("Fig. 6a", "mem_load 0.7: parallel slowdown CSM < DYN < RR at every pdt", "CSM best, RR high", row(slow, 3),
@@ -251,7 +287,7 @@ def _tables(med, high, low, records) -> list[str]:
     return lines
 
 
-def _mnod_claims(mnod: dict) -> list[Claim]:
+def _mnod_claims(mnod: dict, records: dict) -> list[Claim]:
     """Fig. 7: small jobs' slowdown falls as MNOD rises (1 to 3) at every frequency; of large jobs the paper's text
     says it falls too (spec 001 suspects a trade-off: rises), so that is reported as measured against the text."""
     bursts = sorted({b for b, _ in mnod})
@@ -259,12 +295,14 @@ def _mnod_claims(mnod: dict) -> list[Claim]:
         return []
     text = {i: "; ".join(f"{b} ms: MNOD 1 {fmt(*mnod[b, 1][i])}, 3 {fmt(*mnod[b, 3][i])}" for b in bursts) for i in (0, 1)}
     return [Claim("Fig. 7a", "CSM, mem_load 1: small jobs' slowdown lower at MNOD 3 than at MNOD 1, every frequency",
-                  "small jobs gain with MNOD", text[0], all(mnod[b, 3][0][0] < mnod[b, 1][0][0] for b in bursts)),
+                  "small jobs gain with MNOD", text[0], all(mnod[b, 3][0][0] < mnod[b, 1][0][0] for b in bursts),
+                  _why(_wrong_way({f"{b} ms": records[f"mnod-f{b}"] for b in bursts}, "slowdown/small", "3", ("1",),
+                                  "cpu.insertion.mnod"))),
             Claim("Fig. 7b", "CSM, mem_load 1: large jobs' slowdown lower at MNOD 3 than at MNOD 1, every frequency "
                   "(the text; spec 001 reads a trade-off, higher)", "\"decreases with respect to the value of MNOD\"",
                   text[1], all(mnod[b, 3][1][0] < mnod[b, 1][1][0] for b in bursts),
-                  "" if all(mnod[b, 3][1][0] < mnod[b, 1][1][0] for b in bursts) else SPREAD.format(points=", ".join(
-                      f"{b} ms" for b in bursts if abs(mnod[b, 3][1][0] - mnod[b, 1][1][0]) < max(mnod[b, 1][1][1], mnod[b, 3][1][1])))),
+                  _why(_wrong_way({f"{b} ms": records[f"mnod-f{b}"] for b in bursts}, "slowdown/large", "3", ("1",),
+                                  "cpu.insertion.mnod"))),
             ]
 
 
