@@ -67,6 +67,17 @@ def test_case_iii_and_iv_a_waiting_message_goes_to_the_top_only_where_the_mode_s
     assert all(j.de == 0 for j in queue)      # a jump to the top counts no overtakes
 
 
+def test_a_bounded_dynamic_mode_counts_its_overtakes():
+    """CSM's `dynamic = "bounded"`: a task woken with a message waiting goes up past every task still within its
+    starvation bound, each counting the overtake, and stops below one at its bound (a local task at MNOL)."""
+    a, b, c, h = task(1, 0.0, 2), task(2, 0.5, 0, group=7), task(3, 0.0, 0), task(4, 0.5, 0, group=8)
+    node = Node(over=True, pages={i: (1, 10) for i in (1, 2, 3, 4)})
+    node.received[(8, 0)] = 1
+    queue = [a, b, c]
+    assert insertion("csm", dynamic="bounded").insert(queue, h, "unblock", node) == 1
+    assert (a.de, b.de, c.de) == (2, 1, 1)
+
+
 def test_local_tasks_and_rr_go_to_the_bottom():
     queue = [task(1, 0.1, group=7), task(2, 0.2, group=8)]
     node = Node(over=True, pages={1: (0, 10), 2: (0, 10), 3: (10, 10), 4: (10, 10)})

@@ -138,7 +138,14 @@ def _why_pred_faults(runs: dict) -> str:
 
 WHY_LOCAL = ("CSM's dynamic mode puts a task with a message waiting at the top without counting an overtake of the "
              "local tasks it passes (Algorithm 1's line 5 has no starvation check; spec 001's reading), so under memory "
-             "pressure local tasks wait more than under PRED, whose overtakes all count against MNOL")
+             "pressure local tasks wait more than under PRED, whose overtakes all count against MNOL. Bounding the jump "
+             "by the starvation check instead (`cpu.insertion.dynamic = \"bounded\"`, after the paper's Fig. 12 text: "
+             "PRED and CSM \"use the same mechanism to avoid local task starvation\") brings CSM's local slowdown to "
+             "PRED's (-7 % to 0 %, where the default gives +9 % to +22 %) but takes CSM's page-fault lead with it "
+             "(-7 % to +14 % against PRED, where the default gives -5 % to -22 %): medium and high at 100- and 1000-ms "
+             "bursts, seeds 1-3, by hand on 2026-11-26. No reading of line 5 gives both of the paper's results")
+
+
 WHY_CORRELATION = ("a ring's tasks wait for each other's message after every burst, which keeps a job's tasks "
                    "together under every policy (the paper's text does not say what lets them drift apart); ")
 
