@@ -117,6 +117,23 @@ CASES = {
     "extends something not a path": Case([("seed = 3\n", "seed = 3\nextends = 3\n")], ["'extends'", "path"]),
     "unknown network medium": Case([('latency = "0.1 ms"', 'latency = "0.1 ms"\nmedium = "ether"')],
                                    ["'network.medium'", "ether", "'bus'"]),
+    # issue 24: a name stays a name (it names the results folder); limits that keep a run finite
+    "a name that climbs out of results": Case([('name = "mini"', 'name = "../x"')], ["'name'", "plain name"]),
+    "an absolute path for a name": Case([('name = "mini"', 'name = "/tmp/x"')], ["'name'", "plain name"]),
+    "an empty name": Case([('name = "mini"', 'name = ""')], ["'name'", "plain name"]),
+    "a name of 300 characters": Case([('name = "mini"', f'name = "{"n" * 300}"')], ["'name'", "1 to 100"]),
+    "a billion workstations": Case([("nodes = 2", "nodes = 1_000_000_000")], ["'cluster.nodes'", "at most 4,096"]),
+    "kinds of more workstations than the limit": Case(
+        [("nodes = 2\n", ""), ("\n[cpu]", "\n[[cluster.kinds]]\ncount = 3000\n\n[[cluster.kinds]]\ncount = 3000\n\n[cpu]")],
+        ["'cluster.kinds'", "at most 4,096"]),
+    "ten million jobs": Case([("jobs = 5", "jobs = 10_000_000")], ["'workload[0].jobs'", "at most 1,000,000"]),
+    "a hundred million memory steps": Case([('memory = { demand = "16 MB" }',
+                                             'memory = { demand = "16 MB", ramp = 0.1, ramp_steps = 100_000_000 }')],
+                                           ["'workload[0].memory.ramp_steps'", "at most 1,000"]),
+    "a load-report period of a nanosecond": Case([("\n[policy]\n", '\n[load_index]\nperiod = "1 ns"\n\n[policy]\n')],
+                                                 ["'load_index.period'", "at least 1 ms"]),
+    "a time slice of a nanosecond": Case([('time_slice = "10 ms"', 'time_slice = "1 ns"')],
+                                         ["'cpu.time_slice'", "at least 1 ms"]),
     # bugs these tests found (now fixed)
     "scenario that is not UTF-8": Case([], [], raw=b'name = "mini" # caf\xe9\n'),
     "trace that is not UTF-8": Case([(ARRIVAL, TRACE_ARRIVAL)], ["jobs.csv"], trace=b"arrival,work\n0,2\n\xff\xfe,3\n",
@@ -208,3 +225,27 @@ def test_cli_refuses_with_one_line_and_status_2(tmp_path, name):
     check_message(lines[0], named, case.fields)
     assert not out.exists()
     assert not (tmp_path / "results").exists()
+
+
+def test_a_trace_with_a_byte_order_mark_is_read(tmp_path):
+    """Spreadsheets save CSV with a UTF-8 byte-order mark: it is not part of the first column's name."""
+    path = tmp_path / "bom.toml"
+    path.write_text(BASE.replace(ARRIVAL, TRACE_ARRIVAL))
+    (tmp_path / "jobs.csv").write_text("\ufeffarrival,work\n0,2 s\n1,3 s\n", encoding="utf-8")
+    jobs = [j for bp in cluster.blueprints(scenario.load(path)) for j in bp.get("arrivals", ())]
+    assert len(jobs) == 2
+
+
+@pytest.mark.parametrize("flags, says", [
+    (["--speed", "-1"], "--speed"), (["--speed", "0"], "--speed"), (["--speed", "nan"], "--speed"),
+    (["--speed", "inf"], "--speed"), (["--out", "afile"], "--out"),
+], ids=["negative-speed", "zero-speed", "nan-speed", "infinite-speed", "out-is-a-file"])
+def test_cli_refuses_bad_flags_before_anything_starts(tmp_path, flags, says):
+    path = tmp_path / "ok.toml"
+    path.write_text(BASE)
+    (tmp_path / "afile").write_text("not a folder")
+    p = nowemu("run", str(path), "--no-view", *flags, cwd=tmp_path)
+    assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
+    lines = p.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("nowemu: error:") and says in lines[0], p.stderr
+    assert not (tmp_path / "results").exists() and (tmp_path / "afile").read_text() == "not a folder"

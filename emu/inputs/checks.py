@@ -7,6 +7,7 @@ stops the scenario before anything starts). Each error is one line naming the fi
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 from emu.inputs import SCENARIOS
@@ -17,6 +18,16 @@ from emu.inputs.schema import F, check_table
 
 # `owner.bursts` when a scenario with owners names none: the owners' fine level (paper 004)
 BURSTS = SCENARIOS / "data" / "bursts.csv"
+
+
+# A scenario's name names its results folder (results/NAME-...): a plain name, so that it stays there
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+
+
+def check_name(path: str, name: str) -> None:
+    if not NAME.fullmatch(name):
+        raise ScenarioError(f"{path}: field 'name': expected a plain name of 1 to 100 letters, digits, '.', '_' or "
+                            f"'-', starting with a letter or digit (it names the results folder), got {name!r}")
 
 
 def check_policy(path: str, raw: dict, section: str = "policy", kind: str = "POLICY") -> dict:

@@ -17,7 +17,7 @@ def read_csv(path: str, columns: tuple, optional: tuple = ()) -> list[dict]:
     """A numeric CSV file (lines starting with # are comments): rows of floats by column name, each with its
     line number under "line". One-line errors name the file, the line and the column."""
     try:
-        with open(path, newline="") as fh:
+        with open(path, newline="", encoding="utf-8-sig") as fh:
             lines = [(i, text) for i, text in enumerate(fh, start=1) if text.strip() and not text.startswith("#")]
     except OSError as exc:
         raise ScenarioError(f"{path}: cannot read the file ({exc.strerror})") from None

@@ -17,9 +17,9 @@ import tomllib
 from pathlib import Path
 
 from emu.inputs import SCENARIOS
-from emu.inputs.checks import check_coscheduling, check_owner, check_policy, check_workload
+from emu.inputs.checks import check_coscheduling, check_name, check_owner, check_policy, check_workload
 from emu.inputs.errors import ScenarioError
-from emu.inputs.schema import NODE, SCHEMA, check_table
+from emu.inputs.schema import MAX_NODES, NODE, SCHEMA, check_table
 
 
 QUICKSTART = SCENARIOS / "quickstart.toml"
@@ -80,6 +80,10 @@ def load(source, overrides: list[str] = ()) -> dict:
     if (cluster["nodes"] is None) == (not cluster["kinds"]):
         raise ScenarioError(f"{path}: field 'cluster.nodes': expected either a node count or a list of "
                             f"[[cluster.kinds]], and not both")
+    if sum(k["count"] for k in cluster["kinds"]) > MAX_NODES:
+        raise ScenarioError(f"{path}: field 'cluster.kinds': expected at most {MAX_NODES:,} workstations in all, "
+                            f"got {sum(k['count'] for k in cluster['kinds']):,}")
+    check_name(path, scenario["name"])
     if scenario["cpu"]["insertion"] is not None:
         scenario["cpu"]["insertion"] = check_policy(path, scenario["cpu"]["insertion"], "cpu.insertion", "INSERTION")
     if scenario["seeds"] is None:

@@ -16,11 +16,23 @@ from emu.inputs.errors import ScenarioError
 
 
 class F:
-    """A field: its kind (a unit kind, or int/number/bool/str/list/table), default, and constraints."""
+    """A field: its kind (a unit kind, or int/number/bool/str/list/table), default, and constraints (a bound of
+    a unit kind is written with its unit, as in a scenario)."""
 
-    def __init__(self, kind, default=None, required=False, choices=None, minimum=None, positive=False, schema=None):
+    def __init__(self, kind, default=None, required=False, choices=None, minimum=None, positive=False, schema=None,
+                 maximum=None):
         self.kind, self.default, self.required = kind, default, required
         self.choices, self.minimum, self.positive, self.schema = choices, minimum, positive, schema
+        self.maximum = maximum
+
+
+# Limits that keep a run finite and within memory (docs/scenarios.md): a cluster of a few thousand workstations,
+# a million jobs a stream; no scheduler slices or reports more often than every millisecond (Linux's tick at
+# HZ = 1000), and a stream's memory changes in at most a thousand steps
+MAX_NODES = 4096
+MAX_JOBS = 1_000_000
+MAX_STEPS = 1000
+SHORTEST_TICK = "1 ms"
 
 
 NODE = {
@@ -28,7 +40,7 @@ NODE = {
     "memory": F("size", "1 GB", positive=True),
     "swap": F("size", "1 GB", minimum=0),
 }
-KIND = {"count": F("int", required=True, minimum=1), "name": F("str", ""), **NODE}
+KIND = {"count": F("int", required=True, minimum=1, maximum=MAX_NODES), "name": F("str", ""), **NODE}
 PROGRAM = {
     "name": F("str", required=True),
     "work": F("work", required=True, positive=True),
@@ -41,7 +53,7 @@ PROGRAM = {
 }
 WORKLOAD = {
     "name": F("str", ""),
-    "jobs": F("int", required=True, minimum=1),
+    "jobs": F("int", required=True, minimum=1, maximum=MAX_JOBS),
     "class": F("str", "local", choices=("local", "foreign")),
     "home": F("str", "uniform", choices=("uniform", "round_robin", "trace")),
     "arrival": F("table", schema={
@@ -63,8 +75,8 @@ WORKLOAD = {
         "demand": F("size", 0, minimum=0),
         "max": F("size", None, minimum=0),
         "ramp": F("number", 0.0, minimum=0),
-        "ramp_steps": F("int", 4, minimum=1),
-        "phases": F("int", 1, minimum=1),
+        "ramp_steps": F("int", 4, minimum=1, maximum=MAX_STEPS),
+        "phases": F("int", 1, minimum=1, maximum=MAX_STEPS),
         # page-level memory (memory.fault_model = "pages", paper 001): working sets of mean `working_set` x
         # the job's demand (normal, deviation `working_set_sd` x it), phases of mean `phase_length` x its work
         "working_set": F("number", 1.0, positive=True),
@@ -106,10 +118,11 @@ SCHEMA = {
     "seeds": F("list", None),
     "runtime": F("str", "paced", choices=("paced", "stepped", "inline")),
     "speed": F("number", 10.0, positive=True),
-    "cluster": F("table", schema={"nodes": F("int", None, minimum=1), "kinds": F("list", [], schema=KIND), **NODE}),
+    "cluster": F("table", schema={"nodes": F("int", None, minimum=1, maximum=MAX_NODES), "kinds": F("list", [], schema=KIND),
+                                  **NODE}),
     "cpu": F("table", schema={
         "mode": F("str", "fluid", choices=("fluid", "quantum")),
-        "time_slice": F("time", "10 ms", positive=True),
+        "time_slice": F("time", "10 ms", minimum=SHORTEST_TICK),
         "context_switch": F("time", "0.1 ms", minimum=0),
         # each slice time_slice long, or drawn exponential of that mean at every dispatch (paper 001)
         "slices": F("str", "fixed", choices=("fixed", "exponential")),
@@ -142,7 +155,7 @@ SCHEMA = {
         "medium": F("str", "links", choices=("links", "bus")),
     }),
     "load_index": F("table", schema={
-        "period": F("time", "1 s", positive=True),
+        "period": F("time", "1 s", minimum=SHORTEST_TICK),
         "exchange": F("str", "collector", choices=("collector", "gossip")),
         "fanout": F("int", 3, minimum=1),
         # each node reports at its own phase within the period (node i at i/N of it) instead of all at once:
@@ -217,9 +230,16 @@ def _value(where: str, f: F, raw):
         raise ScenarioError(f"{where}: expected one of {', '.join(map(repr, f.choices))}, got {raw!r}")
     if f.positive and not value > 0:
         raise ScenarioError(f"{where}: expected a positive value, got {raw!r}")
-    if f.minimum is not None and value < f.minimum:
+    if f.minimum is not None and value < _bound(f, f.minimum):
         raise ScenarioError(f"{where}: expected at least {f.minimum}, got {raw!r}")
+    if f.maximum is not None and value > _bound(f, f.maximum):
+        shown = f"{f.maximum:,}" if isinstance(f.maximum, int) else f.maximum
+        raise ScenarioError(f"{where}: expected at most {shown}, got {raw!r}")
     return value
+
+
+def _bound(f: F, bound):
+    return units.parse(bound, f.kind) if isinstance(bound, str) else bound
 
 
 def check_table(path: str, prefix: str, schema: dict, raw) -> dict:

@@ -227,7 +227,7 @@ def read_trace(path: str, n_nodes: int, w: dict) -> list[Job]:
     arrival (required), work (required), memory, home, program, class, io_rate, io_size;
     values may carry units ("12 s", "64 MB"). Missing homes are drawn round-robin."""
     try:
-        fh = open(path, newline="")
+        fh = open(path, newline="", encoding="utf-8-sig")      # a byte-order mark (spreadsheets write one) is not a column
     except OSError as exc:
         raise ScenarioError(f"{path}: cannot read the trace ({exc.strerror})") from None
     with fh:

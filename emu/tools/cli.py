@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 from pathlib import Path
@@ -157,11 +158,15 @@ def cmd_run(args) -> int:
     from emu.engine.run import run
     s = _load(args)
     runtime = args.runtime or s["runtime"]
-    speed = args.speed or s["speed"]
+    if args.speed is not None and not (math.isfinite(args.speed) and args.speed > 0):
+        raise ScenarioError(f"--speed: expected a positive number of virtual seconds per wall second, got {args.speed:g}")
+    speed = s["speed"] if args.speed is None else args.speed
     console = Console(stderr=False)
     view = console.is_terminal if args.view is None else args.view
     out = Path(args.out) if args.out else Path("results") / (
         f"{s['name']}-{runtime}-s{s['seed']}-{time.strftime('%Y%m%d-%H%M%S')}")
+    if out.exists() and not out.is_dir():
+        raise ScenarioError(f"--out: {out} exists and is not a folder")
     total = sum(w["jobs"] for w in s["workload"])
     console.print(f"[bold]{s['name']}[/]: {s['description']}  ({runtime}"
                   f"{f', speed {speed:g}' if runtime == 'paced' else ''}, seed {s['seed']})")
