@@ -11,12 +11,9 @@ receivers of one broadcast in this process share one view of it (`shared_view`).
 """
 from __future__ import annotations
 
+from emu.engine.envelope import REPORT
 from policies.base import Policy
 
-# a load report's fields in the order a sample begins with them (`LoadReports.values`); `node` and `time`
-# come first, which nodes.csv's sort relies on
-REPORT = ("node", "time", "jobs", "ready", "pending", "speed", "memory", "demand", "idle", "cpu_util",
-          "fault_rate", "foreign")
 # what a sample adds to the report: disk queue, guest bytes held for others, network RAM used, disk
 # utilization over the period, bytes sent so far
 TAIL = ("disk_queue", "guest", "remote", "disk_util", "net_bytes")

@@ -9,7 +9,7 @@ import pytest
 
 from actors.job import Job
 from emu.engine import cluster
-from emu.engine.envelope import KINDS, Envelope, MessageError, decode_batch, encode_batch
+from emu.engine.envelope import KINDS, MAX_BATCH, REPORT, Envelope, MessageError, decode_batch, encode_batch
 from emu.inputs import scenario
 
 QUICKSTART = Path(__file__).resolve().parent.parent / "scenarios" / "quickstart.toml"
@@ -42,8 +42,13 @@ def job_state(**changes) -> dict:
     return state
 
 
+def report(node=1) -> dict:
+    """A load report's own fields (all numbers), and one a policy adds."""
+    return {**{f: 0.0 for f in REPORT}, "node": node, "jobs": 2, "reservation": "normal"}
+
+
 def valid(kind="remote_exec", deliver_at=1.0, sender=1, seq=1, dest=0) -> list:
-    payload = {"load_report": {"report": {"node": 1, "jobs": 2}},
+    payload = {"load_report": {"report": report()},
                "load_index": {"reports": []},
                "remote_exec": {"job": job_state(), "sent": 0.5},
                "migrate": {"job": job_state(), "sent": 0.5},
@@ -72,9 +77,9 @@ def test_round_trip_preserves_every_field_exactly():
         Envelope(0.1 + 0.2, 3, 1, "remote_exec", {"job": job_state(arrival=1 / 3, work=math.pi, done=0.1 + 0.7,
                                                                     memory=[[0.0, 1e6], [1 / 7, 3.5 * 2**20]]),
                                                   "sent": 0.1}, 5),
-        Envelope(5e-324, 0, 2, "load_report", {"report": {"node": 0, "load": AWKWARD, "name": "ws0",
+        Envelope(5e-324, 0, 2, "load_report", {"report": {**report(0), "load": AWKWARD, "name": "ws0",
                                                           "idle": -0.0, "big": 2**62, "ok": True}}, 8),
-        Envelope(1e7, 8, 3, "load_index", {"reports": [{"node": i, "time": t} for i, t in enumerate(AWKWARD)]}, 2),
+        Envelope(1e7, 8, 3, "load_index", {"reports": [{**report(i), "time": t} for i, t in enumerate(AWKWARD)]}, 2),
         Envelope(12.5, 2, 2**40, "job_return", {"job": job_state(cls="foreign"), "reason": "memory", "sent": 12.0}, 2),
         Envelope(0.0, 0, 0, "migrate", {"job": job_state(state="ready", nodes=[1, 2, 3]), "sent": 0.0}, 0),
     ]
@@ -154,7 +159,7 @@ def test_rejects_a_bad_envelope_field(field, index, value):
     rejects(raw_batch(item), "envelope #0", f"'{field}'")
 
 
-@pytest.mark.parametrize("kind", ["teleport", "", None, 3, "REMOTE_EXEC"])
+@pytest.mark.parametrize("kind", ["teleport", "", None, 3, "REMOTE_EXEC", [1], {"a": 1}])
 def test_rejects_an_unknown_kind(kind):
     item = valid()
     item[3] = kind
@@ -193,6 +198,29 @@ def test_the_bus_rejects_a_relay_it_cannot_carry(field, value):
     item[4][field] = value
     with pytest.raises(MessageError, match=f"payload.{field}"):
         Bus(2, 2, 1e6, 1e-4).deliver(decode_batch(raw_batch(item)))
+
+
+@pytest.mark.parametrize("kind, reports", [
+    ("load_report", "x"), ("load_report", {"node": 1}), ("load_report", [{**report(), "jobs": "many"}]),
+    ("load_report", {**report(), "node": -1}), ("load_report", {**report(), "node": 1.5}),
+    ("load_index", {"reports": 1}), ("load_index", [report(), 7]), ("load_index", [{**report(), "time": None}]),
+])
+def test_rejects_load_reports_that_are_not_reports(kind, reports):
+    """What the collector and the policies index and compare is checked with the batch, not inside advance()."""
+    item = valid(kind)
+    item[4][KINDS[kind][0]] = reports
+    rejects(raw_batch(item), "envelope #0", kind, f"'payload.{KINDS[kind][0]}'", "load reports")
+
+
+def test_reports_as_gossip_and_as_a_load_index_pass():
+    for kind, reports in (("load_report", [report(1), report(2)]), ("load_index", [report(1), report(2)])):
+        item = valid(kind)
+        item[4][KINDS[kind][0]] = reports
+        assert decode_batch(raw_batch(item))[0].payload == item[4]
+
+
+def test_rejects_a_batch_larger_than_any_run_sends():
+    rejects(bytes(MAX_BATCH + 1), "batch", "at most")
 
 
 def test_a_batch_with_a_bad_second_envelope_is_rejected_whole():

@@ -37,6 +37,11 @@ KINDS: dict[str, tuple[str, ...]] = {
 }
 
 
+# a load report's own fields, numbers all, in the order a sample begins with them (actors.load_report); `node`
+# and `time` come first, which nodes.csv's sort relies on. An owner and the policy may add fields of their own.
+REPORT = ("node", "time", "jobs", "ready", "pending", "speed", "memory", "demand", "idle", "cpu_util",
+          "fault_rate", "foreign")
+MAX_BATCH = 64 * 2**20      # bytes: far above any batch a run sends (a 4,096-node load index is a few MB)
 INTEGERS = {"group", "to", "from", "it", "job_id", "pages"}     # payload fields: non-negative integers
 NUMBERS = {"bytes", "asked", "size", "fixed"}                    # payload fields: non-negative finite numbers
 ALL = -1     # the destination of a broadcast: every workstation
@@ -116,7 +121,7 @@ def _check(i: int, item) -> Envelope:
         if type(value) is not int or value < least:
             what = "a node id or -1 (broadcast)" if name == "dest" else "a non-negative integer"
             raise MessageError(f"{where}: field '{name}': expected {what}, got {value!r}")
-    if kind not in _FIELDS:
+    if type(kind) is not str or kind not in _FIELDS:
         raise MessageError(f"{where}: field 'kind': expected one of {sorted(KINDS)}, got {kind!r}")
     if type(payload) is not dict:
         raise MessageError(f"{where} ({kind}): field 'payload': expected a map, got {type(payload).__name__}")
@@ -136,10 +141,28 @@ def _check(i: int, item) -> Envelope:
         if type(payload[name]) is not int or payload[name] < 0:
             raise MessageError(f"{where} ({kind}): field 'payload.{name}': expected a non-negative integer, "
                                f"got {payload[name]!r}")
+    if kind in ("load_report", "load_index"):
+        _check_reports(f"{where} ({kind}): field 'payload.{fields[0]}'", payload[fields[0]], kind == "load_report")
     return Envelope(float(deliver_at), sender, seq, kind, payload, dest)
 
 
+def _check_reports(where: str, reports, one_allowed: bool) -> None:
+    """A list of load reports (or, from a node to the collector, one): maps with REPORT's fields, numbers, and
+    a node id; what the receivers index and compare."""
+    if one_allowed and type(reports) is dict:
+        reports = [reports]
+    if type(reports) is not list:
+        raise MessageError(f"{where}: expected a list of load reports, got {type(reports).__name__}")
+    for r in reports:
+        if type(r) is not dict or not all(type(r.get(f)) in _REAL for f in REPORT) or type(r["node"]) is not int \
+                or r["node"] < 0:
+            raise MessageError(f"{where}: expected load reports, maps of numbers {', '.join(REPORT)} (node a "
+                               f"node id), got {r!r:.200}")
+
+
 def decode_batch(data: bytes) -> list[Envelope]:
+    if len(data) > MAX_BATCH:
+        raise MessageError(f"batch: {len(data):,} bytes, expected at most {MAX_BATCH:,}")
     try:
         items = msgpack.unpackb(data, raw=False, strict_map_key=False)
     except Exception as exc:  # msgpack raises several unrelated types

@@ -1,9 +1,9 @@
 """The two Ray runtimes: participants hosted by Ray actors (`actors.ray_actor.Host`) spread over the cluster's
 nodes; one participant per actor, or (paced) the participants dealt over K actors (`actors`).
 
-Locally Ray starts embedded (2 CPUs, no dashboard, quiet) and safe by default: every server it starts listens
-on the loopback address only, and its token authentication is left as Ray sets it (on, for a new local
-cluster); `address` ("auto" or "ray://host:port") joins a running cluster. Actors take no CPU reservation (they mostly sleep) and are dealt round-robin over the
+Locally Ray starts embedded (2 CPUs, no dashboard, quiet), with its token authentication as Ray sets it (on,
+for a new local cluster: its servers listen on every interface, and a token keeps others out); `address`
+("auto" or "ray://host:port") joins a running cluster. Actors take no CPU reservation (they mostly sleep) and are dealt round-robin over the
 cluster's nodes, and the summary records which Ray node hosted which workstation. If a node dies mid-run,
 the run stops, the survivors report, and the jobs that died with it are reported lost (`summary.lost`).
 
@@ -25,11 +25,9 @@ from emu.inputs.scenario import ScenarioError
 
 FAITHFUL_LATENESS_MS = 5.0  # p99 event lateness (wall ms) beyond which a paced run is not faithful (the issue's bar)
 # The embedded Ray is always a new one of this process's own ("local"): a bare ray.init() would join the last
-# cluster started on the machine (`ray start`, a test's multi-node cluster) and fail on num_cpus. Its node address
-# is the loopback one: Ray binds its servers (GCS, raylet, object manager, workers) to the node's address, which
-# would otherwise be the machine's outward one, reachable by anyone on its network
+# cluster started on the machine (`ray start`, a test's multi-node cluster) and fail on num_cpus
 LOCAL_INIT = dict(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR",
-                  object_store_memory=128 * 2**20, _node_ip_address="127.0.0.1")
+                  object_store_memory=128 * 2**20)
 
 
 def start_ray(address: str | None = None):
