@@ -4,7 +4,8 @@ Each workstation holds its own policy object (decisions are decentralized) and c
 
 - `place(job, node)` when a job arrives at its home node, and again for every job in the pending pool each
   time the load index is refreshed: return `node.id` to run it here, another node's id to send it there by
-  remote execution (cost r), or `None` to keep it waiting in the pending pool.
+  remote execution (cost r), or `None` to keep it waiting in the pending pool. A job that is not
+  `migratable` (paper 002's type-1 traces) may not even be sent: only `node.id` or `None` for it.
 - `no_room(node)` before the pending pool is retried: True when `place` would keep every pending job waiting
   (no job slot here nor in view), so that the workstation skips asking it job by job. A shortcut only: it
   must never hide a placement.

@@ -15,7 +15,7 @@ class CPUThreshold(Policy):
     }
 
     def place(self, job, node):
-        if len(node.jobs) < self.threshold:
+        if len(node.jobs) < self.threshold or not job.migratable:     # a pinned job may not even be sent
             return node.id
         peer = least_loaded(node)
         if peer is not None and node.index[peer]["jobs"] < self.threshold:

@@ -116,3 +116,16 @@ def test_swap_bounds_admission():
     assert max(s["demand"] for s in samples) <= (256 + 64) * MB or any(
         e["event"] == "over_swap" for e in capped["events"])
     assert max(s["pending"] for s in samples) > 0
+
+
+@pytest.mark.parametrize("policy", ["random", "cpu_threshold"])
+def test_a_job_that_may_not_leave_its_home_is_never_sent(policy):
+    """workload.nonmigratable: the pinned jobs run where they arrive, whatever the policy would do with them."""
+    from emu.engine.cluster import blueprints
+    sets = (f"policy={policy}", "workload.jobs=200", "workload.nonmigratable=0.5", "policy.threshold=1")
+    migratable = {j.id: j.migratable for bp in blueprints(load("quickstart.toml", *sets)) for j in bp.get("arrivals", ())}
+    jobs = run("quickstart.toml", *sets)["jobs"]
+    pinned = [j for j in jobs if not migratable[j["job"]]]
+    assert 60 < len(pinned) < 140 and all(j["state"] == "done" for j in jobs)
+    assert all(j["remote_execs"] == 0 and j["migrations"] == 0 and j["node"] == j["home"] for j in pinned)
+    assert sum(j["remote_execs"] for j in jobs) > 0             # the others are sent
