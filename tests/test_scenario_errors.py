@@ -134,6 +134,15 @@ CASES = {
                                                  ["'load_index.period'", "at least 1 ms"]),
     "a time slice of a nanosecond": Case([('time_slice = "10 ms"', 'time_slice = "1 ns"')],
                                          ["'cpu.time_slice'", "at least 1 ms"]),
+    "more parallel tasks than workstations": Case([('memory = { demand = "16 MB" }', 'memory = { demand = "16 MB" }\n'
+                                                   'parallel = { tasks = 16 }')], ["'workload[0].parallel.tasks'", "at most 2"]),
+    "a memory max below the demand": Case([('memory = { demand = "16 MB" }', 'memory = { demand = "640 MB", max = "1 MB" }')],
+                                          ["'workload[0].memory.max'", "at least memory.demand"]),
+    "owners on more workstations than the cluster has": Case(
+        [("\n[policy]\n", '\n[owner]\nactivity = "constant"\nutilization = 0.5\nnodes = 5\n\n[policy]\n')],
+        ["'owner.nodes'", "at most", "2 workstations"]),
+    "a closed stream that stops when all are done": Case([("jobs = 5\n", "jobs = 5\nclosed = true\n")],
+                                                         ["'workload[0].closed'", "stop.when = 'time'"]),
     # bugs these tests found (now fixed)
     "scenario that is not UTF-8": Case([], [], raw=b'name = "mini" # caf\xe9\n'),
     "trace that is not UTF-8": Case([(ARRIVAL, TRACE_ARRIVAL)], ["jobs.csv"], trace=b"arrival,work\n0,2\n\xff\xfe,3\n",

@@ -77,6 +77,9 @@ def check_workload(path: str, base: Path, i: int, w: dict, nodes: int) -> None:
         raise ScenarioError(f"{where}programs': missing (needed by distribution = 'programs')")
     if w["io"]["read_fraction"] > 1:
         raise ScenarioError(f"{where}io.read_fraction': expected a fraction from 0 to 1")
+    if w["memory"]["max"] is not None and w["memory"]["max"] < w["memory"]["demand"]:
+        raise ScenarioError(f"{where}memory.max': expected at least memory.demand ({w['memory']['demand']:,.0f} "
+                            f"bytes), got {w['memory']['max']:,.0f} bytes")
     for name in ("working_set", "working_set_sd"):
         if w["memory"][name] > 1:
             raise ScenarioError(f"{where}memory.{name}': expected a fraction of the job's memory, at most 1")

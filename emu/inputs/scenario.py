@@ -94,6 +94,13 @@ def load(source, overrides: list[str] = ()) -> dict:
     n_nodes = len(node_specs(scenario))
     for i, w in enumerate(scenario["workload"]):
         check_workload(path, Path(path).parent, i, w, n_nodes)
+        if w["closed"] and scenario["stop"]["when"] == "all_done":
+            raise ScenarioError(f"{path}: field 'workload[{i}].closed': a closed stream never runs out of jobs; it "
+                                f"needs stop.when = 'time'")
+    owners = scenario["owner"]["nodes"]
+    if owners is not None and owners > n_nodes:
+        raise ScenarioError(f"{path}: field 'owner.nodes': expected at most the cluster's {n_nodes} workstations, "
+                            f"got {owners}")
     check_owner(path, Path(path).parent, scenario["owner"])
     check_coscheduling(path, scenario)
     scenario["file"] = path
