@@ -25,6 +25,18 @@ def test_run_writes_the_results_folder(tmp_path):
     assert "jobs done 50/50" in p.stdout
 
 
+def test_a_run_that_stops_before_any_job_ends_says_so(tmp_path):
+    """stop.time before the first job ends: nothing is lost (every job accounted for, unfinished), and the means
+    over no finished job are shown as such, not as nan."""
+    out = tmp_path / "r"
+    p = nowemu("run", str(SCENARIOS / "quickstart.toml"), "--runtime", "inline", "--out", str(out), "--no-view",
+               "--set", "workload.jobs=20", "--set", 'stop.when="time"', "--set", 'stop.time="1e-300 s"')
+    assert p.returncode == 0, p.stderr
+    assert "jobs done 0/" in p.stdout and "mean response n/a" in p.stdout and "nan" not in p.stdout
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["metrics"]["jobs_done"] == 0 and summary["metrics"]["mean_response"] is None
+
+
 def test_validate_and_list():
     p = nowemu("validate", str(SCENARIOS / "quickstart.toml"))
     assert p.returncode == 0 and "ok" in p.stdout
