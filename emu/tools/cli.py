@@ -185,9 +185,9 @@ def cmd_run(args) -> int:
 def _print_summary(console, summary: dict, out: Path) -> None:
     m, c = summary["metrics"], summary["checks"]
 
-    def shown(x, spec):               # a mean over no finished job is not a number
-        return "n/a" if x is None or math.isnan(x) else format(x, spec)
-    console.print(f"jobs done {m['jobs_done']}/{m['jobs_submitted']}   mean response {shown(m['mean_response'], '.2f')} s   "
+    def shown(x, spec, unit=""):       # a mean over no finished job is not a number
+        return "n/a" if x is None or math.isnan(x) else format(x, spec) + unit
+    console.print(f"jobs done {m['jobs_done']}/{m['jobs_submitted']}   mean response {shown(m['mean_response'], '.2f', ' s')}   "
                   f"mean slowdown {shown(m['mean_slowdown'], '.3f')}   makespan {m['makespan']:.1f} s   "
                   f"migrations {m['migrations']}   remote executions {m['remote_executions']}   "
                   f"page faults {m['page_faults']}")
