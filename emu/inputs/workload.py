@@ -244,6 +244,9 @@ def _trace_rows(path: str, fh, n_nodes: int, w: dict) -> list[Job]:
     for col in ("arrival", "work"):
         if col not in header:
             raise ScenarioError(f"{path}: line 1: missing column '{col}' (found: {', '.join(header) or 'none'})")
+    twice = [c for c in header if header.count(c) > 1]
+    if twice:
+        raise ScenarioError(f"{path}: line 1: column '{twice[0]}' appears twice")
     unknown = [c for c in header if c not in TRACE_COLUMNS]
     if unknown:
         raise ScenarioError(f"{path}: line 1: unknown column '{unknown[0]}'; expected some of "
@@ -266,6 +269,9 @@ def _trace_rows(path: str, fh, n_nodes: int, w: dict) -> list[Job]:
         if not (values["work"] > 0 and values["arrival"] >= 0) or not all(
                 math.isfinite(v) for v in values.values() if isinstance(v, float)):
             raise ScenarioError(f"{path}: line {line}: expected finite values, arrival >= 0 and work > 0")
+        if jobs and values["arrival"] < jobs[-1].arrival:       # a job's id is its row: the rows keep their order
+            raise ScenarioError(f"{path}: line {line}: column 'arrival': {values['arrival']:g} s is before the row "
+                                f"above's {jobs[-1].arrival:g} s; expected the jobs in order of arrival")
         home = values.get("home", len(jobs) % n_nodes)
         if not 0 <= home < n_nodes:
             raise ScenarioError(f"{path}: line {line}: column 'home': expected a node from 0 to {n_nodes - 1}, got {home}")
