@@ -50,9 +50,9 @@ from policies.ls_re import LoadSharing
 class MemoryReservation(LoadSharing):
     PARAMS = {
         **LoadSharing.PARAMS,
-        "candidates": ("int", 3, "nodes of most idle memory among which the one of fewest jobs is reserved (A14)"),
+        "candidates": ("int", 3, "nodes of most idle memory among which the one of fewest jobs is reserved (A14)", 1),
         "timeout": ("time", "1200 s", "a reserving period that has not drained by then is given up (A17)"),
-        "max_reserving": ("int", 1, "reserving periods under way at once"),
+        "max_reserving": ("int", 1, "reserving periods under way at once", 1),
         "early_end": ("bool", False, "end the reserving period once a blocked node's largest job fits (A15)"),
         "queue": ("bool", False, "a reserved node queues the guests its memory and slots cannot run yet (A21)"),
         "guard": ("number", 1.0, "reserve only if the cluster's idle memory exceeds this many nodes' average "

@@ -147,6 +147,13 @@ CASES = {
         ["'owner.nodes'", "at most", "2 workstations"]),
     "a closed stream that stops when all are done": Case([("jobs = 5\n", "jobs = 5\nclosed = true\n")],
                                                          ["'workload[0].closed'", "stop.when = 'time'"]),
+    "a negative threshold": Case([("threshold = 2", "threshold = -5")], ["'policy.threshold'", "at least 0"]),
+    "a negative reservation timeout": Case([(POLICY, '[policy]\nname = "m_reservation"\ntimeout = "-5 s"\n')],
+                                           ["'policy.timeout'", "at least 0"]),
+    "reserving among no candidates": Case([(POLICY, '[policy]\nname = "m_reservation"\ncandidates = 0\n')],
+                                          ["'policy.candidates'", "at least 1"]),
+    "a negative pause": Case([(POLICY, '[policy]\nname = "pause_and_migrate"\npause = "-60 s"\n')],
+                             ["'policy.pause'", "at least 0"]),
     # bugs these tests found (now fixed)
     "scenario that is not UTF-8": Case([], [], raw=b'name = "mini" # caf\xe9\n'),
     "trace that is not UTF-8": Case([(ARRIVAL, TRACE_ARRIVAL)], ["jobs.csv"], trace=b"arrival,work\n0,2\n\xff\xfe,3\n",

@@ -42,8 +42,11 @@ def check_policy(path: str, raw: dict, section: str = "policy", kind: str = "POL
     except KeyError as exc:
         raise ScenarioError(f"{path}: field '{section}.name': {exc.args[0]}") from None
     schema = {"name": F("str")}
-    for param, (kind, default, _) in cls.PARAMS.items():        # a tuple of kind: the strings it may be
-        schema[param] = F("str", default, choices=kind) if isinstance(kind, tuple) else F(kind, default)
+    for param, (kind, default, _, *least) in cls.PARAMS.items():
+        if isinstance(kind, tuple):                                 # the strings it may be
+            schema[param] = F("str", default, choices=kind)
+        else:
+            schema[param] = F(kind, default, minimum=None if kind in ("bool", "str") else (least or [0])[0])
     return check_table(path, f"{section}.", schema, raw)
 
 
