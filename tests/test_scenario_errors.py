@@ -259,7 +259,11 @@ def test_a_trace_with_a_byte_order_mark_is_read(tmp_path):
 @pytest.mark.parametrize("flags, says", [
     (["--speed", "-1"], "--speed"), (["--speed", "0"], "--speed"), (["--speed", "nan"], "--speed"),
     (["--speed", "inf"], "--speed"), (["--out", "afile"], "--out"),
-], ids=["negative-speed", "zero-speed", "nan-speed", "infinite-speed", "out-is-a-file"])
+    (["--runtime", "stepped", "--address", "127.0.0.1:1"], "nothing answers"),
+    (["--runtime", "stepped", "--address", "ray://127.0.0.1:1"], "nothing answers"),
+    (["--runtime", "stepped", "--address", "garbage"], "HOST:PORT"),
+], ids=["negative-speed", "zero-speed", "nan-speed", "infinite-speed", "out-is-a-file", "address-closed",
+        "client-address-closed", "address-garbage"])
 def test_cli_refuses_bad_flags_before_anything_starts(tmp_path, flags, says):
     path = tmp_path / "ok.toml"
     path.write_text(BASE)

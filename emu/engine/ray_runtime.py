@@ -17,6 +17,7 @@ the run stops, the survivors report, and the jobs that died with it are reported
 from __future__ import annotations
 
 import os
+import socket
 import time
 
 import numpy as np
@@ -41,10 +42,29 @@ def start_ray(address: str | None = None):
     import ray
     if not ray.is_initialized():
         if address:
-            ray.init(address=address, log_to_driver=False, logging_level="ERROR")
+            _reachable(address)
+            try:
+                ray.init(address=address, log_to_driver=False, logging_level="ERROR")
+            except Exception as exc:        # Ray raises many kinds: all mean the same to the user
+                first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+                raise ScenarioError(f"--address {address}: could not join a Ray cluster there ({first})") from None
         else:
             ray.init(**LOCAL_INIT)
     return ray
+
+
+def _reachable(address: str) -> None:
+    """Before Ray tries (it retries for minutes): HOST:PORT or ray://HOST:PORT answers a TCP connection."""
+    if address == "auto":
+        return
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not host or not port.isdigit():
+        raise ScenarioError(f"--address {address}: expected \"auto\", HOST:PORT or ray://HOST:PORT")
+    try:
+        socket.create_connection((host, int(port)), timeout=5).close()
+    except (OSError, OverflowError) as exc:
+        raise ScenarioError(f"--address {address}: nothing answers there ({getattr(exc, 'strerror', None) or exc})") \
+            from None
 
 
 class RayHosts:

@@ -113,7 +113,10 @@ def main(argv=None) -> int:
         print(f"nowemu: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("nowemu: interrupted", file=sys.stderr)
+        import signal
+        signal.signal(signal.SIGINT, signal.SIG_IGN)        # a second Ctrl-C must not break Ray's shutdown
+        print("nowemu: interrupted: the run under way was not kept (a run writes its results when it ends; "
+              "a sweep's or reproduction's finished runs are in their folders)", file=sys.stderr)
         return 130
 
 
