@@ -1,14 +1,37 @@
-"""Determinism: the same scenario and seed give byte-identical jobs.csv under inline and stepped; another seed
-gives other results. Stepped runs on a real embedded Ray, one actor per workstation."""
+"""Determinism: the same scenario and seed give byte-identical results under inline and stepped, every file of
+the results folder (summary.json but for what says how it ran: RUNTIME); another seed gives other results.
+Stepped runs on a real embedded Ray, one actor per workstation."""
+import json
+
 import pytest
 
 from emu.engine import results
 from tests.conftest import assert_balanced, run
 
+# summary.json's fields that describe the run rather than the model: the runtime, its Ray hosts and actors,
+# and wall-clock times
+RUNTIME = ("runtime", "hosts", "actors", "startup_time", "wall_time")
+
 
 def jobs_csv(result, path):
     results.write(result, path)
     return (path / "jobs.csv").read_bytes()
+
+
+def assert_identical_folders(inline: dict, stepped: dict, tmp_path) -> None:
+    folders = {}
+    for name, result in (("inline", inline), ("stepped", stepped)):
+        results.write(result, tmp_path / name)
+        folders[name] = tmp_path / name
+    files = sorted(p.name for p in folders["inline"].iterdir())
+    assert files == sorted(p.name for p in folders["stepped"].iterdir())
+    for file in files:
+        a, b = (folders[k] / file for k in ("inline", "stepped"))
+        if file == "summary.json":
+            a, b = ({k: v for k, v in json.loads(x.read_text()).items() if k not in RUNTIME} for x in (a, b))
+            assert a == b
+        else:
+            assert a.read_bytes() == b.read_bytes(), file
 
 
 @pytest.mark.ray
@@ -20,7 +43,7 @@ def test_inline_and_stepped_are_byte_identical(ray_local, tmp_path, overrides):
     inline = run("quickstart.toml", *overrides)
     stepped = run("quickstart.toml", *overrides, runtime="stepped")
     assert inline["summary"]["metrics"]["migrations"] + inline["summary"]["metrics"]["remote_executions"] > 0
-    assert jobs_csv(inline, tmp_path / "inline") == jobs_csv(stepped, tmp_path / "stepped")
+    assert_identical_folders(inline, stepped, tmp_path)
     assert_balanced(stepped)
 
 
@@ -37,17 +60,21 @@ def test_same_seed_same_results_other_seed_other_results(tmp_path):
     ("p004/ll_c1.toml", ("cluster.nodes=6", "workload.jobs=10", 'workload.lifetime={distribution="fixed", mean="60 s"}',
                          "policy=linger_longer")),
     ("p004/ll_p1.toml", ("owner.nodes=3", "workload.parallel.iterations=20")),
+    # paper 000's reservations; paper 002's network RAM on a shared bus (its own scenarios' jobs run for hours:
+    # millions of windows of 0.05 ms stepped)
+    ("p000/spec.toml", ("cluster.nodes=6", "workload.jobs=60", 'workload.arrival.span="1200 s"')),
+    ("quickstart.toml", ("policy=net_ram", "network.medium=bus", 'cluster.memory="48 MB"', "workload.jobs=40")),
     # paper 001: page memory, insertion by CSM, ring tasks mapped by least memory and messaging between actors
     ("p001/medium.toml", ("cluster.nodes=4", "workload.0.jobs=12", "workload.1.jobs=3", "workload.2.jobs=2",
                           "workload.1.parallel.sizes=[1]", "workload.2.parallel.sizes=[2, 4]",
                           'workload.2.lifetime.mean="60 s"')),
 ])
-def test_owners_and_parallel_jobs_are_identical_inline_and_stepped(ray_local, tmp_path, name, overrides):
-    """Paper 004's models across runtimes: owners' bursts and episodes drawn inside each actor, evictions and
+def test_every_family_is_identical_inline_and_stepped(ray_local, tmp_path, name, overrides):
+    """Every paper's models across runtimes. Paper 004's: owners' bursts and episodes drawn inside each actor, evictions and
     migrations, and parallel tasks synchronizing by messages between actors."""
     inline = run(name, *overrides)
     stepped = run(name, *overrides, runtime="stepped")
-    assert jobs_csv(inline, tmp_path / "inline") == jobs_csv(stepped, tmp_path / "stepped")
+    assert_identical_folders(inline, stepped, tmp_path)
     assert_balanced(stepped)
 
 

@@ -257,7 +257,7 @@ def test_a_job_waiting_for_its_pages_migrates_once_they_are_in():
     for p in parts.values():
         if isinstance(p, Workstation):
             p.policy = MoveWhenBlocked()
-    end = run_inline(parts, heap, 1, s["stop"])
+    end = run_inline(parts, heap, 1, s["stop"], cluster.lookahead(s))
     result = results.assemble([p.final() for p in parts.values()], s, end, {})
     assert_balanced(result)
     (when, job_id), = asked

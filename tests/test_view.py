@@ -24,7 +24,7 @@ def midrun(until: float, *overrides: str):
     heap = Heap()
     parts = {bp["id"]: cluster.make(bp, heap) for bp in bps}
     total = sum(len(bp.get("arrivals", ())) for bp in bps)
-    advance = lambda t: run_inline(parts, heap, total, {"when": "time", "time": t})   # noqa: E731
+    advance = lambda t: run_inline(parts, heap, total, {"when": "time", "time": t}, cluster.lookahead(s))   # noqa: E731
     advance(until)
     return parts, total, advance
 

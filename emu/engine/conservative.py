@@ -64,7 +64,10 @@ def run_windows(hosts, lookahead: float, total_jobs: int, stop: dict, progress=N
         if t != nexts[i]:
             heapq.heappop(heap)                      # a stale entry
             continue
-        if t >= stop_time or (stop["when"] == "all_done" and sum(finished.values()) >= total_jobs):
+        if stop["when"] == "all_done" and sum(finished.values()) >= total_jobs:
+            break                                    # (at the end of the window its last job ended in)
+        if t >= stop_time:
+            end = stop_time
             break
         until = min(t + lookahead, stop_time)
         due = []
@@ -92,6 +95,9 @@ def run_windows(hosts, lookahead: float, total_jobs: int, stop: dict, progress=N
         windows += 1
         if progress is not None and windows % 256 == 0:
             progress(until, sum(finished.values()), hosts.snapshots)
+    # every participant to the end (those with nothing due in the last window are behind), with the messages
+    # still on their way in its queue: the state the inline runtime ends in
+    hosts.advance({i: (end, inbox.pop(i, [])) for i in sorted(nexts)})
     if progress is not None:
         progress(end, sum(finished.values()), hosts.snapshots)
     return end

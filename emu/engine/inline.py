@@ -5,7 +5,9 @@ A message a participant sends is handed to its destination's queue at once, as t
 encoding: nothing crosses a process boundary, and a delivered payload is read-only); it is due at least one
 link latency later, so it is always in place before its time comes. Each participant therefore sees exactly
 the sequence of events it sees under the stepped runtime's windows, and the two runtimes give byte-identical
-results. `route_encoded` is the way through the msgpack codec and its checks, as between Ray actors:
+results. So that they also end alike, the inline run keeps track of the window the stepped runtime would be in
+(from the earliest event not yet in one, one link latency long) and, once every job is done, finishes that
+window and ends at its end, as the stepped runtime does. `route_encoded` is the way through the msgpack codec and its checks, as between Ray actors:
 tests/test_fast_core.py runs scenarios both ways and holds them to identical results.
 """
 from __future__ import annotations
@@ -16,7 +18,7 @@ from emu.engine.envelope import ALL, by_destination, decode_batch, destinations
 from emu.engine.kernel import FN, MESSAGE, Heap
 
 
-def run_inline(parts: dict, heap: Heap, total: int, stop: dict, progress=None) -> float:
+def run_inline(parts: dict, heap: Heap, total: int, stop: dict, lookahead: float, progress=None) -> float:
     """Run until every job is done (or the stop time); returns the end time."""
     entries, pop = heap.entries, heapq.heappop
     stop_time, all_done = stop["time"], stop["when"] == "all_done"
@@ -25,7 +27,8 @@ def run_inline(parts: dict, heap: Heap, total: int, stop: dict, progress=None) -
     snapshots = lambda: [p.snapshot() for p in parts.values()]   # noqa: E731
     every = 4096 if progress is not None else -1  # events between progress calls
     events = 0
-    now = 0.0
+    now = window_end = 0.0          # the stepped runtime's window: [its first event, + lookahead)
+    over = False                    # every job is done: the run ends with its window
     for p in parts.values():
         p.q.horizon = stop_time
     while entries:
@@ -34,10 +37,11 @@ def run_inline(parts: dict, heap: Heap, total: int, stop: dict, progress=None) -
         if fn is None:
             continue
         now = entry[0]
-        if now >= stop_time:
-            heapq.heappush(entries, entry)
-            now = stop_time
-            break
+        if now >= window_end:
+            if over or now >= stop_time:
+                heapq.heappush(entries, entry)
+                break
+            window_end = min(now + lookahead, stop_time)
         q, arg = entry[6], entry[5]
         if q is None:               # a broadcast to every workstation (`route`): each receiver in turn
             receivers, arg = arg
@@ -57,17 +61,20 @@ def run_inline(parts: dict, heap: Heap, total: int, stop: dict, progress=None) -
         if len(p.finished) != counted[p]:
             done += len(p.finished) - counted[p]
             counted[p] = len(p.finished)
-            if all_done and done >= total:
-                break
+            if all_done and done >= total and not over:
+                over = True
+                for x in parts.values():    # no slice runs past the window's end (a stepped actor's horizon)
+                    x.q.horizon = window_end
         events += 1
         if events == every:
             events = 0
             progress(now, done, snapshots)
+    end = stop_time if now >= stop_time and not over else window_end
     for p in parts.values():
-        p.q.now = max(p.q.now, now)
+        p.q.now = max(p.q.now, end)
     if progress is not None:
-        progress(now, done, snapshots)
-    return now
+        progress(end, done, snapshots)
+    return end
 
 
 def route(p, parts: dict) -> None:

@@ -54,7 +54,7 @@ def _run(scenario: dict, runtime: str, speed: float, address, progress, log, act
     if runtime == "inline":
         heap = Heap()
         parts = {bp["id"]: cluster.make(bp, heap) for bp in bps}
-        end = run_inline(parts, heap, total, scenario["stop"], progress)
+        end = run_inline(parts, heap, total, scenario["stop"], cluster.lookahead(scenario), progress)
         finals = [p.final() for p in parts.values()]
     else:
         from emu.engine import ray_runtime

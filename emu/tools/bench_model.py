@@ -175,7 +175,7 @@ def dispatches(case: tuple) -> int:
     s = scenario.load(ROOT / case[0], case[1])
     heap, bps = Heap(), cluster.blueprints(s)
     parts = {bp["id"]: cluster.make(bp, heap) for bp in bps}
-    run_inline(parts, heap, sum(len(bp.get("arrivals", ())) for bp in bps), s["stop"])
+    run_inline(parts, heap, sum(len(bp.get("arrivals", ())) for bp in bps), s["stop"], cluster.lookahead(s))
     return sum(p.cpu.dispatches for p in parts.values() if hasattr(p, "cpu"))
 
 
