@@ -33,12 +33,7 @@ LOCAL_INIT = dict(address="local", num_cpus=2, include_dashboard=False, log_to_d
 
 def start_ray(address: str | None = None):
     """Start an embedded Ray (or join `address`), once per process."""
-    # Ray starts its workers at niceness 15, so that any ordinary process on the machine takes the CPU from them:
-    # paced actors keep time against the wall clock and must not yield it to whatever else runs
-    for key, value in (("RAY_USAGE_STATS_ENABLED", "0"),
-                       ("RAY_worker_maximum_startup_concurrency", "16"), ("RAY_DEDUP_LOGS", "0"),
-                       ("RAY_worker_niceness", "0")):
-        os.environ.setdefault(key, value)
+    _environment()
     import ray
     if not ray.is_initialized():
         if address:
@@ -65,6 +60,16 @@ def _reachable(address: str) -> None:
     except (OSError, OverflowError) as exc:
         raise ScenarioError(f"--address {address}: nothing answers there ({getattr(exc, 'strerror', None) or exc})") \
             from None
+
+
+def _environment() -> None:
+    """Ray's settings for nowemu's runs, unless the environment already says otherwise. Authentication is
+    not among them: Ray's own default stands (a token, for a new local cluster)."""
+    # Ray starts its workers at niceness 15, so that any ordinary process on the machine takes the CPU from them:
+    # paced actors keep time against the wall clock and must not yield it to whatever else runs
+    for key, value in (("RAY_USAGE_STATS_ENABLED", "0"), ("RAY_worker_maximum_startup_concurrency", "16"),
+                       ("RAY_DEDUP_LOGS", "0"), ("RAY_worker_niceness", "0")):
+        os.environ.setdefault(key, value)
 
 
 class RayHosts:
