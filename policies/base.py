@@ -39,8 +39,8 @@ pending pool when a job completes (where memory and a job slot come free), not a
 Parameters are declared in `PARAMS` as `name: (kind, default, meaning)`, kind one of the unit kinds of
 `emu.inputs.units` or "int", "number", "bool", "str", or a tuple of the strings it may be; the scenario loader
 checks them and converts units. A number is at least 0 (a count, a time, a weight), or at least a fourth
-element when there is one: `(kind, default, meaning, minimum)`. A run-queue insertion policy (`Insertion`, below; `cpu.insertion` names one)
-declares its own the same way.
+element when there is one: `(kind, default, meaning, minimum)`. A run-queue insertion policy (`Insertion`,
+below; `cpu.insertion` names one) declares its own the same way.
 """
 from __future__ import annotations
 

@@ -7,8 +7,9 @@ link latency later, so it is always in place before its time comes. Each partici
 the sequence of events it sees under the stepped runtime's windows, and the two runtimes give byte-identical
 results. So that they also end alike, the inline run keeps track of the window the stepped runtime would be in
 (from the earliest event not yet in one, one link latency long) and, once every job is done, finishes that
-window and ends at its end, as the stepped runtime does. `route_encoded` is the way through the msgpack codec and its checks, as between Ray actors:
-tests/test_fast_core.py runs scenarios both ways and holds them to identical results.
+window and ends at its end, as the stepped runtime does. `route_encoded` is the way through the msgpack codec
+and its checks, as between Ray actors: tests/test_fast_core.py runs scenarios both ways and holds them to
+identical results.
 """
 from __future__ import annotations
 

@@ -3,8 +3,8 @@ nodes; one participant per actor, or (paced) the participants dealt over K actor
 
 Locally Ray starts embedded (2 CPUs, no dashboard, quiet), with its token authentication as Ray sets it (on,
 for a new local cluster: its servers listen on every interface, and a token keeps others out); `address`
-("auto" or "ray://host:port") joins a running cluster. Actors take no CPU reservation (they mostly sleep) and are dealt round-robin over the
-cluster's nodes, and the summary records which Ray node hosted which workstation. If a node dies mid-run,
+("auto" or "ray://host:port") joins a running cluster. Actors take no CPU reservation (they mostly sleep) and
+are dealt round-robin over the cluster's nodes, and the summary records which Ray node hosted which workstation. If a node dies mid-run,
 the run stops, the survivors report, and the jobs that died with it are reported lost (`summary.lost`).
 
 - stepped: the conservative-window driver of `emu.engine.conservative` with the actors as hosts. Identical results

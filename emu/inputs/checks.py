@@ -46,7 +46,7 @@ def check_policy(path: str, raw: dict, section: str = "policy", kind: str = "POL
         if isinstance(kind, tuple):                                 # the strings it may be
             schema[param] = F("str", default, choices=kind)
         else:
-            schema[param] = F(kind, default, minimum=None if kind in ("bool", "str") else (least or [0])[0])
+            schema[param] = F(kind, default, minimum=None if kind in ("bool", "str") else least[0] if least else 0)
     return check_table(path, f"{section}.", schema, raw)
 
 
@@ -105,7 +105,10 @@ def check_workload(path: str, base: Path, i: int, w: dict, nodes: int) -> None:
                             f"(one per task), got {par['nodes']!r}")
 
 
-def check_owner(path: str, base: Path, o: dict) -> None:
+def check_owner(path: str, base: Path, o: dict, nodes: int) -> None:
+    if o["nodes"] is not None and o["nodes"] > nodes:
+        raise ScenarioError(f"{path}: field 'owner.nodes': expected at most the cluster's {nodes} workstations, "
+                            f"got {o['nodes']}")
     for name in ("utilization", "idle_cpu", "idle_utilization", "keyboard_active", "low_share", "high_share",
                  "nonidle_fraction"):
         if o[name] > 1:

@@ -97,11 +97,7 @@ def load(source, overrides: list[str] = ()) -> dict:
         if w["closed"] and scenario["stop"]["when"] == "all_done":
             raise ScenarioError(f"{path}: field 'workload[{i}].closed': a closed stream never runs out of jobs; it "
                                 f"needs stop.when = 'time'")
-    owners = scenario["owner"]["nodes"]
-    if owners is not None and owners > n_nodes:
-        raise ScenarioError(f"{path}: field 'owner.nodes': expected at most the cluster's {n_nodes} workstations, "
-                            f"got {owners}")
-    check_owner(path, Path(path).parent, scenario["owner"])
+    check_owner(path, Path(path).parent, scenario["owner"], n_nodes)
     check_coscheduling(path, scenario)
     scenario["file"] = path
     return scenario

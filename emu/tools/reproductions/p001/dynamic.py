@@ -161,9 +161,11 @@ def _why(diffs: list[tuple[str, tuple[float, float]]], digits: int = 2, spread: 
     """Why an order did not come out, from its wrong-way differences paired by seed, (label, (mean, half)): where
     the interval reaches zero the seeds cannot tell (`spread`: what makes them vary), elsewhere the model orders
     them the other way."""
-    tied = [f"{label} {fmt(*d, digits)}" for label, d in diffs if np.isnan(d[1]) or abs(d[0]) <= d[1]]
-    other = [f"{label} {fmt(*d, digits)}" for label, d in diffs if not (np.isnan(d[1]) or abs(d[0]) <= d[1])]
-    return "; ".join([SPREAD.format(diffs="; ".join(tied), spread=spread)] * bool(tied) + [AGAINST.format(diffs="; ".join(other))] * bool(other))
+    tied, other = [], []
+    for label, (mean, half) in diffs:
+        (tied if np.isnan(half) or abs(mean) <= half else other).append(f"{label} {fmt(mean, half, digits)}")
+    return "; ".join([SPREAD.format(diffs="; ".join(tied), spread=spread)] * bool(tied)
+                     + [AGAINST.format(diffs="; ".join(other))] * bool(other))
 
 
 def _wrong_way(points: dict, what: str, lead: str, rivals, key: str = NAME, low_is_best: bool = True) -> list:
