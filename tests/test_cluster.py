@@ -10,6 +10,8 @@ import time
 import pytest
 
 from conftest import ROOT, run
+from emu.engine.cluster import blueprints
+from emu.inputs.scenario import load
 
 pytestmark = pytest.mark.ray
 
@@ -77,9 +79,15 @@ def test_losing_a_node_mid_run_ends_with_a_report_of_what_was_lost(cluster, tmp_
     assert on_dead and summary["lost"]["participants"] == on_dead
     states = summary["metrics"]["states"]
     assert states["lost"] > 0
-    # nothing disappears: every submitted job is in jobs.csv, in some state
+    # nothing disappears: every job is in jobs.csv, in some state, or counted as not arrived
     assert summary["metrics"]["jobs_submitted"] + summary["metrics"]["jobs_not_arrived"] == 200
     assert summary["checks"]["jobs_accounted"] and summary["checks"]["work_conservation_error"] is None
     with open(out / "jobs.csv") as fh:
         rows = list(csv.DictReader(fh))
     assert sum(r["state"] == "lost" for r in rows) == states["lost"]
+    # lost are only jobs that had arrived; the dead nodes' later jobs count as not arrived, as everyone's do
+    end = summary["end"]
+    arrivals = [job.arrival for bp in blueprints(load(SCENARIO)) for job in bp.get("arrivals", ())]
+    assert all(float(r["arrival"]) <= end for r in rows) and any(a > end for a in arrivals)
+    # (a survivor stops at its own clock, a little before `end`: its jobs due in between did not arrive either)
+    assert sum(a > end for a in arrivals) <= summary["metrics"]["jobs_not_arrived"]

@@ -38,26 +38,33 @@ def _mean(values) -> float:
     return float(np.mean(values)) if len(values) else float("nan")
 
 
-def lost_jobs(blueprints: list[dict], finals: list[dict]) -> list[dict]:
-    """The submitted jobs no surviving participant reported, as jobs.csv rows in state "lost": they were on
-    a workstation whose Ray node died, or on their way to it. What is known of them is what the workload
-    drew (the blueprints' jobs: only a Ray actor's copy of them ran); where they had got to died with the node."""
+def lost_jobs(blueprints: list[dict], finals: list[dict], end: float) -> tuple[list[dict], int]:
+    """The jobs no surviving participant reported: they were on a workstation whose Ray node died, or on
+    their way to it. Those that had arrived by `end` (the virtual time the run stopped at, just after the loss
+    was noticed) are returned as jobs.csv rows in state "lost"; what is known of them is what the workload
+    drew (the blueprints' jobs: only a Ray actor's copy of them ran). Those due after `end` never arrived,
+    as on every other workstation: only their number is returned, for `jobs_not_arrived`."""
     seen = {j["job"] for f in finals for j in f["jobs"]}
     seen.update(i for f in finals if f["role"] == "workstation" for i in f["stats"]["not_arrived"])
-    rows = []
+    rows, never = [], 0
     for job in (job for bp in blueprints for job in bp.get("arrivals", ())):
-        if job.id not in seen:
+        if job.id in seen:
+            continue
+        if job.arrival > end:
+            never += 1
+        else:
             job.state = "lost"
             rows.append(job.record())
-    return rows
+    return rows, never
 
 
-def assemble(finals: list[dict], scenario: dict, end: float, extra: dict, lost: list[dict] = ()) -> dict:
-    """Merge participants' finals (and the rows of `lost` jobs) into one result (jobs, samples, events,
-    summary). After a loss the work and Little checks cannot balance (the dead node's counters died with
-    it), so they are reported as null."""
+def assemble(finals: list[dict], scenario: dict, end: float, extra: dict, lost: tuple = ((), 0)) -> dict:
+    """Merge participants' finals (and `lost`: lost_jobs' rows and count of jobs that never arrived) into one
+    result (jobs, samples, events, summary). After a loss (`extra["lost"]`) the work and Little checks cannot
+    balance (the dead node's counters died with it), so they are reported as null."""
     speeds = {i: spec["speed"] for i, spec in enumerate(node_specs(scenario))}
-    jobs = sorted([j for f in finals for j in f["jobs"]] + list(lost), key=itemgetter("job"))
+    rows, never = lost
+    jobs = sorted([j for f in finals for j in f["jobs"]] + list(rows), key=itemgetter("job"))
     for j in jobs:
         j["slowdown"] = j["response"] / (j["work"] / speeds[j["home"]]) if j["state"] == "done" else float("nan")
     samples = Samples.merge(f["samples"] for f in finals if f["role"] == "workstation")
@@ -72,8 +79,8 @@ def assemble(finals: list[dict], scenario: dict, end: float, extra: dict, lost: 
     summary = {
         "scenario": scenario["name"], "file": scenario["file"], "seed": scenario["seed"],
         "end": end,                                          # the virtual time the run stopped at
-        "metrics": metrics(jobs, samples, stats, end, scenario, events),
-        "checks": checks(jobs, stats, end, complete=not lost),
+        "metrics": metrics(jobs, samples, stats, end, scenario, events, never),
+        "checks": checks(jobs, stats, end, complete="lost" not in extra),
         "fidelity": {"stragglers": stragglers, "late_messages": len(lateness),
                      "late_by_kind": {k: len(v) for k, v in sorted(late.items())},
                      "lateness_p50": float(np.percentile(lateness, 50)) if lateness else 0.0,
@@ -87,7 +94,7 @@ def assemble(finals: list[dict], scenario: dict, end: float, extra: dict, lost: 
     return {"jobs": jobs, "samples": samples, "events": events, "summary": summary}
 
 
-def metrics(jobs, samples, stats, end, scenario, events=()) -> dict:
+def metrics(jobs, samples, stats, end, scenario, events=(), never_arrived: int = 0) -> dict:
     done = [j for j in jobs if j["state"] == "done"]
     counts = Counter(j["state"] for j in jobs)
     states = {s: counts[s] for s in STATES}
@@ -105,7 +112,8 @@ def metrics(jobs, samples, stats, end, scenario, events=()) -> dict:
     total = sum(col["response"])
     return {
         "jobs_submitted": len(jobs), "jobs_done": len(done), "states": states,
-        "jobs_not_arrived": sum(len(s["not_arrived"]) for s in stats),   # arrival after the run stopped
+        # arrival after the run stopped (on a lost workstation too: `never_arrived`)
+        "jobs_not_arrived": sum(len(s["not_arrived"]) for s in stats) + never_arrived,
         "jobs_replaced": sum(s["replaced"] for s in stats),       # copies in a constant population
         "makespan": makespan,
         "mean_response": _mean(col["response"]),

@@ -61,7 +61,7 @@ def _run(scenario: dict, runtime: str, speed: float, address, progress, log, act
         finals, end, info = ray_runtime.run(runtime, scenario, bps, total, speed, address, progress, log, actors)
         extra.update(info)
     extra["wall_time"] = time.perf_counter() - wall
-    result = results.assemble(finals, scenario, end, extra, results.lost_jobs(bps, finals))
+    result = results.assemble(finals, scenario, end, extra, results.lost_jobs(bps, finals, end))
     if runtime == "paced":
         result["summary"]["warnings"] = ray_runtime.paced_warnings(result["summary"])
     return result
