@@ -1,3 +1,3 @@
-from emu.tools.cli import main
+from emu.tools.cli import entry
 
-raise SystemExit(main())
+raise SystemExit(entry())

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import socket
+import sys
 import time
 
 import numpy as np
@@ -28,7 +29,7 @@ FAITHFUL_LATENESS_MS = 5.0  # p99 event lateness (wall ms) beyond which a paced 
 # The embedded Ray is always a new one of this process's own ("local"): a bare ray.init() would join the last
 # cluster started on the machine (`ray start`, a test's multi-node cluster) and fail on num_cpus
 LOCAL_INIT = dict(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR",
-                  object_store_memory=128 * 2**20)
+                  object_store_memory=128 * 2**20, _node_ip_address="127.0.0.1")
 
 
 def start_ray(address: str | None = None):
@@ -44,6 +45,11 @@ def start_ray(address: str | None = None):
                 first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
                 raise ScenarioError(f"--address {address}: could not join a Ray cluster there ({first})") from None
         else:
+            from emu.engine import loopback
+            if loopback.refused and loopback.refused != "not tried":
+                print(f"nowemu: note: the embedded Ray listens on this machine's network, guarded by Ray's token "
+                      f"(a network of its own, loopback only, could not be made: {loopback.refused})",
+                      file=sys.stderr)
             ray.init(**LOCAL_INIT)
     return ray
 

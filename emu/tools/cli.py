@@ -104,6 +104,15 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def entry() -> int:
+    """The `nowemu` program: main() in a network of its own with loopback only (emu.engine.loopback),
+    entered first, before any thread starts; not when it joins a cluster (`--address`)."""
+    if not any(a == "--address" or a.startswith("--address=") for a in sys.argv[1:]):
+        from emu.engine import loopback
+        loopback.enter()
+    return main()
+
+
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
