@@ -23,6 +23,9 @@ def test_run_writes_the_results_folder(tmp_path):
     lines = (out / "jobs.csv").read_text().splitlines()
     assert len(lines) == 51 and lines[0].startswith("job,")
     assert "jobs done 50/50" in p.stdout
+    # output to a pipe is not wrapped at rich's 80 columns (which split numbers from their units)
+    summary_line = next(line for line in p.stdout.splitlines() if line.startswith("jobs done"))
+    assert len(summary_line) > 80 and "page faults" in summary_line
 
 
 def test_a_run_that_stops_before_any_job_ends_says_so(tmp_path):

@@ -289,12 +289,12 @@ def bench_papers(p: dict, log) -> list[dict]:
 
 
 def main(quick: bool, out: Path) -> int:
-    from rich.console import Console
+    from emu.tools.sweep_table import wide_console
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     out = Path(out)
     p = plan(quick)
-    console = Console(stderr=True)
+    console = wide_console(stderr=True)
     mach = machine()
     cmd = command(quick, out)
     start = time.perf_counter()

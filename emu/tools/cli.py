@@ -164,7 +164,7 @@ def cmd_list(args) -> int:
 
 
 def cmd_run(args) -> int:
-    from rich.console import Console
+    from emu.tools.sweep_table import wide_console
 
     from emu.engine import results
     from emu.engine.run import run
@@ -173,7 +173,7 @@ def cmd_run(args) -> int:
     if args.speed is not None and not (math.isfinite(args.speed) and args.speed > 0):
         raise ScenarioError(f"--speed: expected a positive number of virtual seconds per wall second, got {args.speed:g}")
     speed = s["speed"] if args.speed is None else args.speed
-    console = Console(stderr=False)
+    console = wide_console()
     view = console.is_terminal if args.view is None else args.view
     out = Path(args.out) if args.out else Path("results") / (
         f"{s['name']}-{runtime}-s{s['seed']}-{time.strftime('%Y%m%d-%H%M%S')}")

@@ -35,7 +35,7 @@ from emu.engine import results
 from emu.inputs.scenario import ScenarioError
 from emu.tools.sweep import slug
 from emu.tools.sweep_runs import check_error
-from emu.tools.sweep_table import METRICS, SHOWN, show, summarize, table_console, write_tables
+from emu.tools.sweep_table import METRICS, SHOWN, show, summarize, wide_console, write_tables
 
 INSTALL = 'pip install -e ".[plot]"'
 
@@ -210,7 +210,7 @@ def plot_gantt(folder: Path, name: str, end: float, out: Path) -> Path:
 
 # -- the command -------------------------------------------------------------------------------------------------
 def main(args) -> int:
-    console = table_console()
+    console = wide_console()
     paths = [Path(p) for p in args.results]
     records = collect(paths)
     columns = tuple(args.metrics.split(",")) if args.metrics else METRICS

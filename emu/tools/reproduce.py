@@ -117,7 +117,6 @@ def figure(plots, name: str, panels: int, draw) -> None:
 
 
 def main(args) -> int:
-    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
     try:
@@ -128,7 +127,7 @@ def main(args) -> int:
     if args.seeds is not None and args.seeds < 1:
         raise ScenarioError("reproduce: --seeds: expected at least 1")
     sweep_runs.check_resume(args)
-    console = Console()
+    console = sweep_table.wide_console()
     stem = f"{args.paper}{'-quick' if args.quick else ''}"
     out = Path(args.out or f"results/reproduce-{stem}-{time.strftime('%Y%m%d-%H%M%S')}")
     report = Path(args.report) if args.report else DOCS / f"{stem}.md"

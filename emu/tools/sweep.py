@@ -48,7 +48,7 @@ from pathlib import Path
 from emu.inputs import scenario
 from emu.inputs.scenario import QUICKSTART, ScenarioError
 from emu.tools.sweep_runs import check_resume, execute, run_log, run_one
-from emu.tools.sweep_table import show, summarize, table_console, write_tables
+from emu.tools.sweep_table import show, summarize, wide_console, write_tables
 
 
 # -- the plan ----------------------------------------------------------------------------------------------------
@@ -134,7 +134,7 @@ def main(args) -> int:
     name = runs[0]["scenario"]
     out = Path(args.out) if args.out else Path("results") / f"sweep-{name}-{time.strftime('%Y%m%d-%H%M%S')}"
     out.mkdir(parents=True, exist_ok=True)
-    console = table_console()
+    console = wide_console()
     seeds = sorted({r["seed"] for r in runs})
     console.print(f"[bold]{name}[/]: {len(runs)} runs = "
                   + "".join(f"{len(v)} {k} x " for k, v in axes.items())

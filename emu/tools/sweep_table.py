@@ -95,12 +95,12 @@ def _layout(rows: list[dict], sep: str, metrics=METRICS) -> tuple[str, list[str]
     return title, headings, cells
 
 
-def table_console():
-    """A rich console for the tables: a file or a pipe has no width, so it gets a wide one rather than
-    rich's 80 columns, into which the table's eleven or so columns do not fit."""
+def wide_console(stderr: bool = False):
+    """A rich console for nowemu's output: a file or a pipe has no width, so it gets a wide one rather than
+    rich's 80 columns, which split a table's eleven or so columns and a number from its unit."""
     from rich.console import Console
-    terminal = Console()
-    return terminal if terminal.is_terminal else Console(width=200)
+    terminal = Console(stderr=stderr)
+    return terminal if terminal.is_terminal else Console(stderr=stderr, width=200)
 
 
 def show(console, rows: list[dict], title: str, metrics=METRICS) -> None:
