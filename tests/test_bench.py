@@ -36,3 +36,22 @@ def test_without_a_baseline_the_speed_ups_are_not_measured_and_not_met():
     v = verdicts(_result(False))
     assert v["slices"] == (None, False) and v["quickstart-64"] == (None, False)
     assert "not measured" in "\n".join(render(_result(False)))
+
+
+def _memory(hosts_end: float, driver_end: float = 120.5) -> dict:
+    readings = [{"t": 10.0, "driver": 120.0, "board": 80.0, "hosts": 200.0, "n_hosts": 2},
+                {"t": 600.0, "driver": driver_end, "board": 80.5, "hosts": hosts_end, "n_hosts": 2}]
+    growth = (hosts_end - 200.0) * 2**20 / (20.0 * 590.0)
+    return {"wall": 600.0, "nodes": 64, "actors": 2, "speed": 20.0, "readings": readings, "virtual": 12000.0,
+            "jobs_done": 100, "paced_per_s": growth, "results_per_s": 24 * 1024.0,
+            "ratio": growth / (24 * 1024.0), "driver_growth": driver_end - 120.0, "board_growth": 0.5, "error": None}
+
+
+def test_memory_is_judged_against_what_the_results_hold():
+    from emu.tools.bench_memory import render as render_memory
+    flat = "\n".join(render_memory(_memory(hosts_end=200.0 + 24 * 20 * 590 / 1024)))   # the results' growth only
+    assert "a ratio of 1.00" in flat and ": met." in flat
+    leaking = "\n".join(render_memory(_memory(hosts_end=200.0 + 2 * 24 * 20 * 590 / 1024)))
+    assert "a ratio of 2.00" in leaking and "**not met**" in leaking
+    driver = "\n".join(render_memory(_memory(hosts_end=200.0, driver_end=150.0)))
+    assert "**not met**" in driver                                   # the driver grew 30 MB while it ran

@@ -10,8 +10,10 @@ Every figure in the file is produced by the run that writes it:
    constant) under `paced`, one Ray actor per participant or K, at every speed of a ladder: where the run
    stays faithful (p99 of every event's lateness under 5 ms of wall time, no job-carrying message late).
 3-5. The live view's cost, sweeps against serial runs, paper-scale runs and the full reproductions' times.
+6. A long paced run's memory (emu/tools/bench_memory.py): 64 workstations for ten minutes, the hosts' growth
+   against what the run's results hold.
 
-    nowemu bench              full run (a quarter of an hour or so on 2 cores)
+    nowemu bench              full run (half an hour or so on 2 cores)
     nowemu bench --quick      smaller runs, to check that it works
 """
 from __future__ import annotations
@@ -24,6 +26,8 @@ import time
 from pathlib import Path
 
 from emu.inputs import SCENARIOS
+from emu.tools.bench_memory import bench_memory
+from emu.tools.bench_memory import render as render_memory
 from emu.tools.bench_model import REPEATS, bench_model
 from emu.tools.bench_model import render as render_model
 from emu.tools.bench_paced import bench_paced, paced_scenario
@@ -39,13 +43,14 @@ def plan(quick: bool) -> dict:
         return {"jobs": 5000, "slice_work": 300, "nodes": [8, 16], "speeds": [10, 25, 50], "trial_wall": 5.0,
                 "model_span": 100.0,
                 "sweep_runs": 8, "sweep_jobs": 500, "view_jobs": 2000, "paced": [(8, None), (16, 2)],
-                "quickstart": ["workload.jobs=60"], "paper": ["cluster.nodes=16", "workload.jobs=32"]}
+                "quickstart": ["workload.jobs=60"], "paper": ["cluster.nodes=16", "workload.jobs=32"],
+                "memory_wall": 30.0}
     # The view's and the sweep's runs last seconds each: on a 1-s run this VM's run-to-run noise (about 10 %)
     # and fixed costs (a Ray worker's first imports) would swamp what is measured.
     # Paced: (workstations, Ray actors; None for one per participant), issue 21's aims among them.
     return {"jobs": 20000, "slice_work": 1000, "nodes": [8, 16, 32, 64], "speeds": [1, 2, 5, 10, 20, 25, 50, 100],
             "trial_wall": 10.0, "model_span": 200.0, "sweep_runs": 20, "sweep_jobs": 2000, "view_jobs": 8000,
-            "paced": [(8, None), (16, None), (16, 2), (64, 2)], "quickstart": [], "paper": []}
+            "paced": [(8, None), (16, None), (16, 2), (64, 2)], "quickstart": [], "paper": [], "memory_wall": 600.0}
 
 
 # -- 2. paced runtime: emu/tools/bench_paced.py; the model alone, for comparison ---------------------------------
@@ -115,7 +120,7 @@ def command(quick: bool, out: Path) -> str:
 
 
 def render(mach: dict, cmd: str, p: dict, model: dict, paced: dict, view: dict, sweep: dict, papers: list,
-           total_wall: float) -> str:
+           memory: dict, total_wall: float) -> str:
     L = []
     cpus = f"{mach['cpus']}" + (f" ({mach['usable']} usable)" if mach["usable"] != mach["cpus"] else "")
     L += ["# nowemu benchmarks", "",
@@ -195,7 +200,8 @@ def render(mach: dict, cmd: str, p: dict, model: dict, paced: dict, view: dict, 
           "|---|---|--:|--:|--:|--:|---|"]
     L += [f"| {r['report']} | {r['date']} | {r['runs']} | {r['read_back']} | {r['run_time'] / 60:.1f} | "
           f"{r['wall'] / 60:.1f} | {_reproduction_aim(r)} |" for r in reproductions()]
-    L += ["", "## 6. What the numbers mean", "",
+    L += [""] + render_memory(memory)
+    L += ["## 7. What the numbers mean", "",
           "- *jobs / s*: jobs completed over wall time (best of "
           f"{REPEATS}), of the whole process (a fresh interpreter: start, imports, run, exit) or of the event "
           "loop (for nowemu one `emu.engine.run.run(scenario, runtime=\"inline\")` call: drawing the workload, "
@@ -237,7 +243,7 @@ def _fmt_load(load) -> str:
 def _plan_text(p: dict) -> str:
     paced = ", ".join(f"{n}" + ("" if k is None else f" on {k} actors") for n, k in p["paced"])
     return (f"{p['jobs']:,} M/M/1 jobs; paced N = {paced}, speeds {', '.join(f'{s:g}' for s in p['speeds'])}, "
-            f"~{p['trial_wall']:g} s trials")
+            f"~{p['trial_wall']:g} s trials; a {p['memory_wall'] / 60:g}-minute paced run for memory")
 
 
 P004_POLICIES = ("immediate_eviction", "pause_and_migrate", "linger_longer", "linger_forever")
@@ -298,7 +304,7 @@ def main(quick: bool, out: Path) -> int:
     mach = machine()
     cmd = command(quick, out)
     start = time.perf_counter()
-    steps = REPEATS + len(p["paced"]) * len(p["speeds"]) + 1
+    steps = REPEATS + len(p["paced"]) * len(p["speeds"]) + 2
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                   TimeElapsedColumn(), console=console, transient=False) as progress:
         task = progress.add_task("nowemu bench", total=steps)
@@ -320,10 +326,13 @@ def main(quick: bool, out: Path) -> int:
         progress.update(task, description="paced runtime")
         paced = bench_paced(p, log, advance)
         paced["model"] = model
+        progress.update(task, description=f"memory of a {p['memory_wall'] / 60:g}-minute paced run")
+        memory = bench_memory(p["memory_wall"], log)
+        advance()
         progress.update(task, description="sweep")
         sweep = bench_sweep(log, runs=p["sweep_runs"], jobs=p["sweep_jobs"])
     mach["load_end"] = _loadavg()
-    text = render(mach, cmd, p, model_speed, paced, view, sweep, papers, time.perf_counter() - start)
+    text = render(mach, cmd, p, model_speed, paced, view, sweep, papers, memory, time.perf_counter() - start)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text)
     console.print(f"wrote {out} ({(time.perf_counter() - start) / 60:.1f} min)")
