@@ -1,6 +1,5 @@
 """Bad input: a malformed scenario is refused with one line naming the file and the field, by the loader and
 by `nowemu run` (exit status 2, no traceback, no results folder)."""
-import os
 import subprocess
 import sys
 
@@ -275,15 +274,3 @@ def test_cli_refuses_bad_flags_before_anything_starts(tmp_path, flags, says):
     assert len(lines) == 1 and lines[0].startswith("nowemu: error:") and says in lines[0], p.stderr
     assert not (tmp_path / "results").exists() and (tmp_path / "afile").read_text() == "not a folder"
 
-
-def test_address_auto_with_no_cluster_is_one_line(tmp_path):
-    """`--address auto` looks for a cluster started on this machine (Ray's temp folder names it): none here."""
-    path = tmp_path / "ok.toml"
-    path.write_text(BASE)
-    p = subprocess.run([sys.executable, "-m", "emu", "run", str(path), "--no-view", "--runtime", "stepped",
-                        "--address", "auto"], capture_output=True, text=True, cwd=tmp_path, timeout=120,
-                       env={**os.environ, "RAY_TMPDIR": str(tmp_path / "ray"), "RAY_ADDRESS": ""})
-    assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
-    lines = p.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("nowemu: error: --address auto: could not join"), p.stderr
-    assert not (tmp_path / "results").exists()
