@@ -274,3 +274,15 @@ def test_cli_refuses_bad_flags_before_anything_starts(tmp_path, flags, says):
     assert len(lines) == 1 and lines[0].startswith("nowemu: error:") and says in lines[0], p.stderr
     assert not (tmp_path / "results").exists() and (tmp_path / "afile").read_text() == "not a folder"
 
+
+
+def test_a_file_that_is_not_a_csv_trace_is_not_printed(tmp_path):
+    """A trace that is some other file (a system file named by mistake or on purpose): the error says so
+    without printing the file's first line."""
+    path = tmp_path / "sys.toml"
+    path.write_text(BASE.replace(ARRIVAL, TRACE_ARRIVAL))
+    (tmp_path / "jobs.csv").write_text("root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1::/usr/sbin:/bin/sh\n")
+    with pytest.raises(ScenarioError) as err:
+        cluster.blueprints(scenario.load(path))
+    message = str(err.value)
+    assert "jobs.csv" in message and "missing column 'arrival'" in message and "root" not in message

@@ -7,7 +7,7 @@ from __future__ import annotations
 import csv
 import math
 
-from emu.inputs.errors import ScenarioError
+from emu.inputs.errors import ScenarioError, found
 
 BURST_COLUMNS = ("utilization", "run_mean", "run_var", "idle_mean", "idle_var")
 ACTIVITY_COLUMNS = ("machine", "cpu", "keyboard")
@@ -29,7 +29,7 @@ def read_csv(path: str, columns: tuple, optional: tuple = ()) -> list[dict]:
     header = [h.strip() for h in next(csv.reader([header_text]))]
     for col in columns:
         if col not in header:
-            raise ScenarioError(f"{path}: line {first}: missing column '{col}' (found: {', '.join(header)})")
+            raise ScenarioError(f"{path}: line {first}: missing column '{col}' ({found(header)})")
     unknown = [h for h in header if h not in columns + optional]
     if unknown:
         raise ScenarioError(f"{path}: line {first}: unknown column '{unknown[0]}'; expected "

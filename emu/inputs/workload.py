@@ -39,6 +39,7 @@ import numpy as np
 
 from actors.job import Job
 from emu.inputs import streams, units
+from emu.inputs.errors import found
 from emu.inputs.scenario import ScenarioError, node_specs
 
 
@@ -243,7 +244,7 @@ def _trace_rows(path: str, fh, n_nodes: int, w: dict) -> list[Job]:
     header = reader.fieldnames or []
     for col in ("arrival", "work"):
         if col not in header:
-            raise ScenarioError(f"{path}: line 1: missing column '{col}' (found: {', '.join(header) or 'none'})")
+            raise ScenarioError(f"{path}: line 1: missing column '{col}' ({found(header)})")
     twice = [c for c in header if header.count(c) > 1]
     if twice:
         raise ScenarioError(f"{path}: line 1: column '{twice[0]}' appears twice")
