@@ -133,7 +133,9 @@ def test_p001_quick_writes_every_run_and_its_report(ray_local, tmp_path):
     done = sorted(f"{p.parent.parent.name}/{p.parent.name}" for p in runs.rglob("summary.json"))
     dynamic = [f"{case}/{p}-s1" for case, policies in (("high-f100", "csm pred rr"), ("low-pdt0.5", "csm dyn rr"),
                                                         ("medium-f100", "csm pred rr")) for p in policies.split()]
-    assert done == ["fig4/csm-s1", "fig4/pred-s1", *dynamic, "paced-inline/s1", "paced/s1"]
+    probes = ["bounded-high-f100/s1", "bounded-medium-f100/s1", "fig4-probe-1/csm-s1", "fig4-probe-1/pred-s1"]
+    assert done == [*probes, "fig4/csm-s1", "fig4/pred-s1", *dynamic[:3], *dynamic[3:6],
+                    "lru-page-f100/pred-s1", "lru-page-f100/rr-s1", *dynamic[6:], "paced-inline/s1", "paced/s1"]
     ends = {}
     for policy in ("pred", "csm"):
         summary = json.loads((runs / "fig4" / f"{policy}-s1" / "summary.json").read_text())
@@ -145,6 +147,15 @@ def test_p001_quick_writes_every_run_and_its_report(ray_local, tmp_path):
         assert f"| {policy.upper()} | {j1:.0f} | {j2:.0f} |" in text
     reduction = 100 * (ends["pred"][0] - ends["csm"][0]) / ends["pred"][0]
     assert f"| 5400 s against 8472 s: 36 % | {reduction:.1f} % |" in text
+    # the whys' probes are computed from their runs: Fig. 4 under 1-s bursts, Fig. 12 with line 5 bounded
+    probe = {p: json.loads((runs / "fig4-probe-1" / f"{p}-s1" / "summary.json").read_text())["coscheduling"]
+             for p in ("pred", "csm")}
+    lead = 100 * (probe["pred"]["slowdown"]["J1"] - probe["csm"]["slowdown"]["J1"]) / probe["pred"]["slowdown"]["J1"]
+    assert f"J1 ends earlier under CSM by {lead:.1f} % (1-s bursts)" in text
+    bounded = json.loads((runs / "bounded-medium-f100" / "s1" / "summary.json").read_text())["coscheduling"]
+    pred = json.loads((runs / "medium-f100" / "pred-s1" / "summary.json").read_text())["coscheduling"]
+    above = 100 * (bounded["slowdown"]["local"] - pred["slowdown"]["local"]) / pred["slowdown"]["local"]
+    assert f"CSM's local slowdown is above PRED's by {above:.1f} % at mem_load 1.0" in text
     m = json.loads((runs / "medium-f100" / "csm-s1" / "summary.json").read_text())["coscheduling"]
     assert (f"| 100 ms | CSM | {m['mean_page_faults']:.0f} | {m['correlation']['parallel']:.3f} | "
             f"{m['slowdown']['small']:.2f} | {m['slowdown']['large']:.2f} |") in text

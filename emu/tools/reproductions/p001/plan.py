@@ -6,6 +6,12 @@ calibrated to (eq. 5).
 - medium-fF (Figs. 8, 9, 12a): mem_load 1, pdt 0.5, MNOD 2, bursts of F ms; RR, PRED, CSM.
 - mnod-fF (Fig. 7): the same workload under CSM with MNOD 1 and 3 (MNOD 2 is medium-fF's).
 - high-fF (Figs. 10, 11, 12b): mem_load 1.5, pdt 0.5, MNOD 3; RR, PRED, CSM.
+- probes of readings the paper leaves open, each to explain a result that does not come out (run beside the
+  rest, so that the report's whys are computed, none typed in):
+  - fig4-probe-K: Fig. 4's workload on 8 nodes as is and under five other readings (FIG4_PROBES), PRED and CSM;
+  - bounded-CASE-f100: CSM with line 5's jump bounded by the starvation check (`dynamic = "bounded"`), medium
+    and high at 100-ms bursts, against medium/high-f100's PRED and CSM of the same seeds (Fig. 12);
+  - lru-page-f100: medium at 100-ms bursts, RR and PRED, LRU stamps per page (Fig. 8a's RR ≈ PRED).
 - paced, paced-inline: the medium workload scaled down to 8 workstations (PACED), CSM, under the paced runtime
   (every workstation a Ray actor, every partner message a real message between actors) at PACED_SPEED, and
   inline with the same seeds.
@@ -37,6 +43,21 @@ MEM_LOAD = {"low": 0.7, "medium": 1.0, "high": 1.5}
 MIT = {("medium", 0.5): 237.34, ("high", 0.5): 191.77, ("low", 0.2): 2.2278, ("low", 0.5): 2.6363, ("low", 0.8): 3.0226}
 PAIRS = {"low": "cpu.insertion.name=rr,dyn,csm", "medium": "cpu.insertion.name=rr,pred,csm",
          "high": "cpu.insertion.name=rr,pred,csm"}
+
+
+# Fig. 4's workload on 8 nodes (8 tasks of J1 and J2, 16 local tasks), and the readings probed on it: none is
+# the paper's (it gives no sizes, works or frequency), each is one a reader might take
+FIG4_SMALL = ["cluster.nodes=8", "workload.0.jobs=16", "workload.1.parallel.tasks=8", "workload.2.parallel.tasks=8"]
+FIG4_PROBES = {
+    "as is": [],
+    "1-s bursts": ['workload.1.parallel.burst="1 s"', 'workload.2.parallel.burst="1 s"'],
+    "preemption at the top": ["cpu.insertion.preempt=true"],
+    "per-page LRU": ['memory.lru="page"'],
+    "J1 and J2 of 24K and 32K pages": ['workload.1.memory.demand="96 MB"', 'workload.2.memory.demand="128 MB"'],
+    "local tasks of 3600 s": ['workload.0.lifetime.mean="3600 s"'],
+}
+PROBE_SEEDS = 2                     # Fig. 4's spread is narrow (±1.6 points at 5 seeds); the probes ask for a size
+PROBE_BURST = 100                   # the bounded and per-page probes' one frequency
 
 
 # The medium workload on 8 workstations (sizes [1, n/8] and [n/4, n] for n = 8), 5 local tasks per node and 6
@@ -106,9 +127,10 @@ def _bursts(burst: int) -> list[str]:
 def experiments(quick: bool, seeds: int | None) -> list[Experiment]:
     n = seeds or (1 if quick else SEEDS)
     dyn = seeds or (1 if quick else DYNAMIC_SEEDS)
-    fig4 = ["cluster.nodes=8", "workload.0.jobs=16", "workload.1.parallel.tasks=8",
-            "workload.2.parallel.tasks=8"] if quick else []
-    out = [Experiment("fig4", "p001/fig4.toml", ["cpu.insertion.name=pred,csm", *fig4], n)]
+    out = [Experiment("fig4", "p001/fig4.toml", ["cpu.insertion.name=pred,csm", *(FIG4_SMALL if quick else [])], n)]
+    out += [Experiment(f"fig4-probe-{k}", "p001/fig4.toml", ["cpu.insertion.name=pred,csm", *FIG4_SMALL, *sets],
+                       seeds or (1 if quick else PROBE_SEEDS))
+            for k, sets in enumerate(FIG4_PROBES.values()) if k == 1 or not quick]          # quick: one, to run the code
     fewer = ["workload.0.jobs=160", "workload.1.jobs=5", "workload.2.jobs=5"] if quick else []
     for pdt in (0.5,) if quick else PDTS:
         jobs = split(pdt, LOW_JOBS // 4 if quick else LOW_JOBS)
@@ -120,6 +142,13 @@ def experiments(quick: bool, seeds: int | None) -> list[Experiment]:
         if not quick:
             out.append(Experiment(f"mnod-f{burst}", "p001/medium.toml",
                                   ["cpu.insertion.mnod=1,3", *_bursts(burst), *arrivals("medium", 0.5, MIT["medium", 0.5])], dyn))
+    for case in ("medium", "high"):
+        out.append(Experiment(f"bounded-{case}-f{PROBE_BURST}", f"p001/{case}.toml",
+                              ["cpu.insertion.name=csm", 'cpu.insertion.dynamic="bounded"', *fewer, *_bursts(PROBE_BURST),
+                               *arrivals(case, 0.5, MIT[case, 0.5])], dyn))
+    out.append(Experiment(f"lru-page-f{PROBE_BURST}", "p001/medium.toml",
+                          ["cpu.insertion.name=rr,pred", 'memory.lru="page"', *fewer, *_bursts(PROBE_BURST),
+                           *arrivals("medium", 0.5, MIT["medium", 0.5])], dyn))
     paced = [*PACED, "workload.0.jobs=16", "workload.1.jobs=1", "workload.2.jobs=1"] if quick else PACED[:]
     paced += [*arrivals("medium", 0.5, MIT["medium", 0.5], tuple(paced)), f"speed={PACED_SPEED}"]
     out += [Experiment("paced", "p001/medium.toml", paced, n, runtime="paced"),
