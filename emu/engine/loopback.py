@@ -25,8 +25,8 @@ CLONE_NEWUSER, CLONE_NEWNET = 0x10000000, 0x40000000
 SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 0x1
 IFREQ = "16sh22x"                  # struct ifreq: the interface name, its flags, the rest of the union
 
-# why the process is not in a network of its own: None once it is; "not tried" until enter() runs
-refused: str | None = "not tried"
+# why enter() could not give the process a network of its own (None: it did, or was not asked to)
+refused: str | None = None
 
 
 def enter() -> None:
@@ -46,12 +46,15 @@ def _unshare() -> str | None:
     if libc.unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0:
         return f"the kernel refused a user namespace ({os.strerror(ctypes.get_errno())})"
     # from here the process is in the new network, where loopback starts down: bring it up or stop
-    for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
-        with open(f"/proc/self/{name}", "w") as fh:
-            fh.write(text)
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        flags = struct.unpack(IFREQ, fcntl.ioctl(s, SIOCGIFFLAGS, struct.pack(IFREQ, b"lo", 0)))[1]
-        fcntl.ioctl(s, SIOCSIFFLAGS, struct.pack(IFREQ, b"lo", flags | IFF_UP))
+    try:
+        for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
+            with open(f"/proc/self/{name}", "w") as fh:
+                fh.write(text)
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            flags = struct.unpack(IFREQ, fcntl.ioctl(s, SIOCGIFFLAGS, struct.pack(IFREQ, b"lo", 0)))[1]
+            fcntl.ioctl(s, SIOCSIFFLAGS, struct.pack(IFREQ, b"lo", flags | IFF_UP))
+    except OSError as exc:
+        raise SystemExit(f"nowemu: error: in a network of its own, loopback could not be brought up ({exc})") from None
     # Ray's switch for a Ray of one machine: its node address is loopback, not found by a connection to a
     # public address (which this network cannot make, and Ray would warn of on every start)
     os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"

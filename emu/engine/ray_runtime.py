@@ -46,7 +46,7 @@ def start_ray(address: str | None = None):
                 raise ScenarioError(f"--address {address}: could not join a Ray cluster there ({first})") from None
         else:
             from emu.engine import loopback
-            if loopback.refused and loopback.refused != "not tried":
+            if loopback.refused:
                 print(f"nowemu: note: the embedded Ray listens on this machine's network, guarded by Ray's token "
                       f"(a network of its own, loopback only, could not be made: {loopback.refused})",
                       file=sys.stderr)
