@@ -1,11 +1,13 @@
 """The two Ray runtimes: participants hosted by Ray actors (`actors.ray_actor.Host`) spread over the cluster's
 nodes; one participant per actor, or (paced) the participants dealt over K actors (`actors`).
 
-Locally Ray starts embedded (2 CPUs, no dashboard, quiet), with its token authentication as Ray sets it (on,
-for a new local cluster: its servers listen on every interface, and a token keeps others out); `address`
-("auto" or "ray://host:port") joins a running cluster. Actors take no CPU reservation (they mostly sleep) and
-are dealt round-robin over the cluster's nodes, and the summary records which Ray node hosted which workstation. If a node dies mid-run,
-the run stops, the survivors report, and the jobs that died with it are reported lost (`summary.lost`).
+Locally Ray starts embedded (2 CPUs, no dashboard, quiet, node address loopback), with its token
+authentication as Ray sets it (on, for a new local cluster). Its servers listen on every interface whatever
+they are told; the `nowemu` program has already put itself in a network of its own with loopback only
+(`emu.engine.loopback`), and where it could not, start_ray says so. `address` ("auto" or "ray://host:port")
+joins a running cluster. Actors take no CPU reservation (they mostly sleep) and are dealt round-robin over the
+cluster's nodes, and the summary records which Ray node hosted which workstation. If a node dies mid-run, the
+run stops, the survivors report, and the jobs that died with it are reported lost (`summary.lost`).
 
 - stepped: the conservative-window driver of `emu.engine.conservative` with the actors as hosts. Identical results
   to inline for the same scenario and seed.

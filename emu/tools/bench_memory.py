@@ -17,9 +17,9 @@ import threading
 import time
 import tracemalloc
 
-from emu.tools.bench_paced import paced_scenario
+from emu.tools.bench_paced import AIMS, paced_scenario
 
-MEMORY_RUN = (64, 2, 20.0)      # workstations, Ray actors, speed: issue 21's 64-workstation aim
+MEMORY_RUN = max(AIMS)           # workstations, Ray actors, speed: issue 21's 64-workstation aim
 SAMPLE_EVERY = 10.0              # wall seconds between readings
 GROWTH_AIM = 1.25                # hosts' RSS growth over the results' own (allocator and page slack)
 STILL_MB = 10.0                  # the driver's and the Board's change while the run runs, at most
