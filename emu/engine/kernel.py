@@ -95,6 +95,8 @@ class Timer:
         self.queue, self.fn, self.entry, self.time = queue, fn, None, float("inf")
 
     def arm(self, time: float) -> None:
+        if time == self.time:       # armed for that instant already (a replan that changed nothing)
+            return
         self.cancel()
         self.time = time
         if time != float("inf"):

@@ -19,6 +19,7 @@ import gzip
 import json
 import math
 from collections import Counter
+from itertools import chain
 from operator import itemgetter
 from pathlib import Path
 
@@ -70,6 +71,7 @@ def assemble(finals: list[dict], scenario: dict, end: float, extra: dict, lost: 
     samples = Samples.merge(f["samples"] for f in finals if f["role"] == "workstation")
     events = sorted((e for f in finals for e in f["events"]), key=itemgetter("time", "node"))
     stats = [f["stats"] for f in finals if f["role"] == "workstation"]
+    table = _JobTable(jobs)
     late: dict[str, list] = {}
     for f in finals:
         for kind, values in f["stats"]["lateness"].items():
@@ -79,8 +81,8 @@ def assemble(finals: list[dict], scenario: dict, end: float, extra: dict, lost: 
     summary = {
         "scenario": scenario["name"], "file": scenario["file"], "seed": scenario["seed"],
         "end": end,                                          # the virtual time the run stopped at
-        "metrics": metrics(jobs, samples, stats, end, scenario, events, never),
-        "checks": checks(jobs, stats, end, complete="lost" not in extra),
+        "metrics": metrics(jobs, samples, stats, end, scenario, events, never, table),
+        "checks": checks(jobs, stats, end, complete="lost" not in extra, table=table),
         "fidelity": {"stragglers": stragglers, "late_messages": len(lateness),
                      "late_by_kind": {k: len(v) for k, v in sorted(late.items())},
                      "lateness_p50": float(np.percentile(lateness, 50)) if lateness else 0.0,
@@ -94,11 +96,36 @@ def assemble(finals: list[dict], scenario: dict, end: float, extra: dict, lost: 
     return {"jobs": jobs, "samples": samples, "events": events, "summary": summary}
 
 
-def metrics(jobs, samples, stats, end, scenario, events=(), never_arrived: int = 0) -> dict:
-    done = [j for j in jobs if j["state"] == "done"]
+# the numeric fields of a job's row that the metrics and checks read, as one table (`_JobTable`)
+_NUMBERS = ("response", "slowdown", "queue", "cpu", "page", "io", "net", "sync", "remote_paging", "lingering",
+            "suspended", "arrival", "start", "finish", "done", "migrations", "remote_execs")
+
+
+class _JobTable:
+    """Every job's `_NUMBERS` as float columns (one C-level pass over the rows, not one per figure), and which
+    jobs are done. Sums add in job order, as Python's `sum` over the rows did (`total`), so a figure does not
+    move in its last digit with the way it is computed."""
+
+    def __init__(self, jobs: list[dict]):
+        table = np.fromiter(chain.from_iterable(map(itemgetter(*_NUMBERS), jobs)), float,
+                            len(jobs) * len(_NUMBERS)).reshape(len(jobs), len(_NUMBERS))
+        self.all = dict(zip(_NUMBERS, table.T))
+        self.is_done = np.array([j["state"] == "done" for j in jobs], dtype=bool)
+        self.done = {k: v[self.is_done] for k, v in self.all.items()}
+
+    @staticmethod
+    def total(column) -> float:
+        return float(sum(column.tolist()))
+
+
+def metrics(jobs, samples, stats, end, scenario, events=(), never_arrived: int = 0,
+            table: _JobTable | None = None) -> dict:
+    table = table or _JobTable(jobs)
+    col, total_of = table.done, table.total
+    n_done = len(col["response"])
     counts = Counter(j["state"] for j in jobs)
     states = {s: counts[s] for s in STATES}
-    makespan = max((j["finish"] for j in done), default=0.0)
+    makespan = float(col["finish"].max()) if n_done else 0.0
     horizon = max(end, makespan) if scenario["stop"]["when"] == "time" else makespan
     series = ClusterSeries(samples)
     idle, memory, remote = series.total("idle"), series.total("memory"), series.total("remote")
@@ -107,32 +134,31 @@ def metrics(jobs, samples, stats, end, scenario, events=(), never_arrived: int =
     blocked = series.any("blocked")
     blocked_idle = [total for total, b in zip(idle, blocked) if b]
     busy = sum(s["busy"] - s["switching"] for s in stats)
-    col = {k: [j[k] for j in done] for k in ("response", "slowdown", "queue", "cpu", "page", "io", "net",
-                                              "remote_paging", "lingering", "suspended")}
-    total = sum(col["response"])
+    total = total_of(col["response"])
+    execution = col["finish"] - col["start"]
     return {
-        "jobs_submitted": len(jobs), "jobs_done": len(done), "states": states,
+        "jobs_submitted": len(jobs), "jobs_done": n_done, "states": states,
         # arrival after the run stopped (on a lost workstation too: `never_arrived`)
         "jobs_not_arrived": sum(len(s["not_arrived"]) for s in stats) + never_arrived,
         "jobs_replaced": sum(s["replaced"] for s in stats),       # copies in a constant population
         "makespan": makespan,
         "mean_response": _mean(col["response"]),
         "mean_slowdown": _mean(col["slowdown"]),
-        "max_slowdown": max(col["slowdown"], default=float("nan")),
-        "total_execution_time": float(total),
+        "max_slowdown": float(col["slowdown"].max()) if n_done else float("nan"),
+        "total_execution_time": total,
         "mean_queue_time": _mean(col["queue"]),
         # execution time: first start to finish (paper 004's "variation" is its coefficient of variation)
-        "mean_execution_time": _mean(execution := [j["finish"] - j["start"] for j in done]),
-        "execution_time_cv": float(np.std(execution) / np.mean(execution)) if len(execution) > 1 else float("nan"),
+        "mean_execution_time": _mean(execution),
+        "execution_time_cv": float(np.std(execution) / np.mean(execution)) if n_done > 1 else float("nan"),
         # paper 004's time per state (Fig. 10): waiting to start, lingering, suspended, on the network
-        "mean_wait_to_start": _mean([j["start"] - j["arrival"] for j in done]),
+        "mean_wait_to_start": _mean(col["start"] - col["arrival"]),
         "mean_lingering_time": _mean(col["lingering"]),
         "mean_suspended_time": _mean(col["suspended"]),
         "mean_net_time": _mean(col["net"]),
-        **{f"total_{k}_time": float(sum(col[k])) for k in ("queue", "cpu", "page", "io", "net", "remote_paging")},
+        **{f"total_{k}_time": total_of(col[k]) for k in ("queue", "cpu", "page", "io", "net", "remote_paging")},
         # paper 002's networking time: on the wire between nodes plus remote paging, over the execution time
-        "network_share": float(sum([j["net"] + j["remote_paging"] for j in done]) / total) if total > 0 else 0.0,
-        "throughput": len(done) / makespan if makespan > 0 else 0.0,
+        "network_share": total_of(col["net"] + col["remote_paging"]) / total if total > 0 else 0.0,
+        "throughput": n_done / makespan if makespan > 0 else 0.0,
         "cpu_utilization": busy / (len(stats) * horizon) if horizon > 0 else 0.0,
         "memory_utilization": float(np.mean(np.divide(demand, memory))) if len(memory) else 0.0,
         "mean_idle_memory": _mean(idle),
@@ -142,8 +168,8 @@ def metrics(jobs, samples, stats, end, scenario, events=(), never_arrived: int =
         "blocked_idle_memory": _mean(blocked_idle),     # the cluster's idle memory in those samples
         "reservations": sum(e["event"] == "reserve" for e in events),
         "page_faults": int(sum(s["faults"] for s in stats)),
-        "migrations": int(sum(j["migrations"] for j in jobs)),
-        "remote_executions": int(sum(j["remote_execs"] for j in jobs)),
+        "migrations": int(total_of(table.all["migrations"])),
+        "remote_executions": int(total_of(table.all["remote_execs"])),
         "bytes_sent": float(sum(s["bytes_sent"] for s in stats)),
         **owner_metrics(jobs, stats, horizon),
     }
@@ -176,7 +202,7 @@ def owner_metrics(jobs, stats, horizon) -> dict:
             "foreign_cpu_rate": foreign / horizon}
 
 
-def checks(jobs, stats, end, complete: bool = True) -> dict:
+def checks(jobs, stats, end, complete: bool = True, table: _JobTable | None = None) -> dict:
     """Accounting that must balance on every run (the tests hold every scenario to these):
     - every job accounted: each submitted job appears once, in a known state;
     - time split: for each finished job, response == cpu + queue + page + io + net + sync;
@@ -184,13 +210,14 @@ def checks(jobs, stats, end, complete: bool = True) -> dict:
     - Little's law: the jobs present, integrated over time on the nodes, plus time on the wire, equals the
       jobs' time in the system (L = lambda W, measured two independent ways).
     Work and Little need every node's counters: without them (`complete` false, a node was lost) they are null."""
-    done = [j for j in jobs if j["state"] == "done"]
-    split = max((abs(j["response"] - (j["cpu"] + j["queue"] + j["page"] + j["io"] + j["net"] + j["sync"])) /
-                 max(j["response"], 1e-12) for j in done), default=0.0)
+    table = table or _JobTable(jobs)
+    d, every, total_of = table.done, table.all, table.total
+    parts = d["cpu"] + d["queue"] + d["page"] + d["io"] + d["net"] + d["sync"]   # added in the rows' order
+    split = float((np.abs(d["response"] - parts) / np.maximum(d["response"], 1e-12)).max()) if len(parts) else 0.0
     delivered = sum(s["work"] for s in stats)
-    accounted = sum(j["done"] for j in jobs)
-    in_system = sum((j["finish"] if j["state"] == "done" else end) - j["arrival"] for j in jobs)
-    wire = sum(j["net"] for j in jobs)
+    accounted = total_of(every["done"])
+    in_system = total_of(np.where(table.is_done, every["finish"], end) - every["arrival"])
+    wire = total_of(every["net"])
     area = sum(s["area"] for s in stats)
     unfinished_net = [j for j in jobs if j["state"] == "in_transit"]
     return {

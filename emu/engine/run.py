@@ -35,13 +35,20 @@ def run(scenario: dict, runtime: str | None = None, speed: float | None = None, 
 def collector_paused(pause: bool):
     """Python's cyclic garbage collector off for an inline run without a live view (whose rendering is not
     ours to vouch for): the model makes no cyclic garbage as it runs, so the collections it would start while the
-    workload and the results are built and the events run are pure cost (commit b5ed3a3 measures both)."""
+    workload and the results are built and the events run are pure cost (commit b5ed3a3 measures both).
+    Everything the run allocated is still young when the collector resumes, and its first collection would
+    scan all of it (a tenth of an M/M/1 run's time): it goes straight to the oldest generation instead
+    (freeze, then unfreeze), where a full collection still finds any cycle. Not where a caller keeps objects
+    frozen itself (its freeze is not ours to undo)."""
     was = gc.isenabled()
     if pause:
         gc.disable()
     try:
         yield
     finally:
+        if pause and gc.get_freeze_count() == 0:
+            gc.freeze()
+            gc.unfreeze()
         if was:
             gc.enable()
 
@@ -56,6 +63,8 @@ def _run(scenario: dict, runtime: str, speed: float, address, progress, log, act
         parts = {bp["id"]: cluster.make(bp, heap) for bp in bps}
         end = run_inline(parts, heap, total, scenario["stop"], cluster.lookahead(scenario), progress)
         finals = [p.final() for p in parts.values()]
+        for p in parts.values():    # recorded in finals; held by the participants' cycles, they would wait for
+            p.finished.clear()      # a collection that walks every one (a tenth of an M/M/1 run's time)
     else:
         from emu.engine import ray_runtime
         finals, end, info = ray_runtime.run(runtime, scenario, bps, total, speed, address, progress, log, actors)

@@ -50,6 +50,10 @@ class Samples:
         i = self.keys.index(key)
         return [row[i] for row in self.rows]
 
+    def array(self, key: str, dtype=float):
+        """A numeric column as a numpy array (straight from the rows, without a list between)."""
+        return np.fromiter(map(itemgetter(self.keys.index(key)), self.rows), dtype, len(self.rows))
+
 
 class ClusterSeries:
     """The samples grouped by load-report period (`periods()`: row positions of the k-th sample of each node, in
@@ -60,7 +64,8 @@ class ClusterSeries:
 
     def __init__(self, samples: Samples):
         self.samples = samples
-        nodes = np.array(samples.column("node") if samples.rows else [], dtype=np.intp)
+        self.tables: dict = {}      # by column: periods x nodes
+        nodes = samples.array("node", np.intp) if samples.rows else np.array([], dtype=np.intp)
         order = np.argsort(nodes, kind="stable")         # each node's rows together, in time order, nodes in order
         counts = np.bincount(nodes)
         counts = counts[counts > 0]
@@ -115,4 +120,6 @@ class ClusterSeries:
         return [float(np.std(row)) for row in rows]
 
     def _table(self, key: str):
-        return np.array(self.samples.column(key), dtype=float)[self.index]
+        if key not in self.tables:
+            self.tables[key] = self.samples.array(key)[self.index]
+        return self.tables[key]
