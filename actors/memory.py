@@ -11,7 +11,8 @@ Poisson process in CPU time, so when D changes every job's next fault is simply 
 `fault_model = "demand_ratio"` is the other model the specs name (spec 000 §4.5 (b), spec 003 Eq. 3.3, from the
 papers' own lineage, Zhang et al. 2000): rate = fault_rate * D / M as soon as D > M, so a node that overflows by
 a few pages already faults at the full rate (a cliff; `fault_rate` is then page faults per million instructions
-times the CPU's MIPS). docs/p000.md reports what each model does to papers 000/002.
+times the CPU's MIPS: a scenario may write it so, "1 /MI" with `cpu.mips`). docs/p000.md reports what each model
+does to papers 000/002.
 
 With `fault_batch` = b > 1 faults come in bursts of b pages (the papers' "transitions": a job reloads part
 of its working set), one event and one disk request of b page reads each, at 1/b of the rate: the same

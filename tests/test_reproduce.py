@@ -95,9 +95,34 @@ def test_p000_quick_writes_every_run_and_its_report(ray_local, tmp_path):
     bound = 100 * (1 - unlimited["metrics"]["total_execution_time"] / total["ls_re"])
     assert f"| {bound:.1f} % |" in text.split("### SPEC traces")[1].split("### App traces")[0]
     assert "| §5 | CPU service is the same under both policies (T_cpu = T̂_cpu) | equal |" in text
+    g = next(json.loads(p.read_text())["metrics"] for p in (tmp_path / "runs" / "spec-t3").rglob("summary.json")
+             if "ls_re" in str(p))
+    need = (0.324 * (g["total_cpu_time"] + g["total_net_time"]) + (0.324 - 0.367) * g["total_queue_time"]) / 0.676
+    assert f"| SPEC | Trace-3 | {g['total_cpu_time']:.0f} | {g['total_queue_time']:.0f} | " \
+           f"{g['total_page_time']:.0f} | {g['total_page_time'] / need:.2f} |" in text        # §5's arithmetic
     claims = [line for line in text.splitlines() if line.startswith(("| Fig. ", "| §"))]
-    assert len(claims) == 12 + 4 + 4 and all(("| yes |" in c) + ("| **no** |" in c) + ("| not measured |" in c) == 1
+    assert len(claims) == 12 + 4 + 4 + 1 and all(("| yes |" in c) + ("| **no** |" in c) + ("| not measured |" in c) == 1
                                              for c in claims)
+
+
+def test_p000_lineage_quick_sets_each_fault_setting_beside_the_paper(ray_local, tmp_path):
+    """The calibration study of papers 000/002's paging (`reproduce p000_lineage --quick`: SPEC-Trace-3 on 8
+    nodes, the overflow model and 1 fault per MI): every setting's G-Loadsharing and both reservation readings
+    ran, with the faults given per MI at 400 MIPS, and the table's reductions are the runs'."""
+    report = tmp_path / "lineage.md"
+    assert cli.main(["reproduce", "p000_lineage", "--quick", "--out", str(tmp_path / "runs"),
+                     "--report", str(report)]) == 0
+    runs = tmp_path / "runs"
+    summaries = {p.parent.relative_to(runs).parts[0]: json.loads(p.read_text()) for p in runs.rglob("summary.json")}
+    assert set(summaries) == {f"spec-t3-{f}-{p}" for f in ("overflow", "mu1") for p in ("G", "V-early", "V-drain")}
+    memory = summaries["spec-t3-mu1-G"]["config"]["memory"]
+    assert memory["faults_per_mi"] == 1 and memory["fault_rate"] == 400 and memory["fault_model"] == "demand_ratio"
+    assert summaries["spec-t3-mu1-V-early"]["config"]["policy"]["early_end"] is True
+    total = {k: v["metrics"]["total_execution_time"] for k, v in summaries.items()}
+    text = report.read_text()
+    for fault in ("overflow", "mu1"):
+        cut = 100 * (1 - total[f"spec-t3-{fault}-V-early"] / total[f"spec-t3-{fault}-G"])
+        assert f"| SPEC | Trace-3 | {fault} | {cut:.1f} [32.4];" in text
 
 
 def test_p002_quick_writes_every_run_and_its_report(ray_local, tmp_path):

@@ -72,6 +72,8 @@ CASES = {
     "missing name": Case([('name = "mini"\n', "")], ["'name'", "missing"]),
     "missing policy.name": Case([('name = "cpu_threshold"\n', "")], ["'policy.name'", "cpu_threshold"]),
     "wrong unit": Case([('memory = "512 MB"', 'memory = "384 parsecs"')], ["'cluster.memory'", "parsecs", "size"]),
+    "fault rate per MI without cpu.mips": Case([('[disk]', '[memory]\nfault_rate = "1 /MI"\n\n[disk]')],
+                                               ["'memory.fault_rate'", "cpu.mips"]),
     "unit of the wrong kind": Case([('time_slice = "10 ms"', 'time_slice = "10 MB"')], ["'cpu.time_slice'", "time"]),
     "negative size": Case([('swap = "512 MB"', 'swap = "-512 MB"')], ["'cluster.swap'", "at least 0"]),
     "negative memory": Case([('memory = "512 MB"', 'memory = "-1 GB"')], ["'cluster.memory'", "positive"]),

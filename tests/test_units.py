@@ -1,7 +1,10 @@
 """Quantities as the papers write them, parsed into SI (emu.inputs.units.parse)."""
 import pytest
 
+from emu.inputs import SCENARIOS
 from emu.inputs.units import UnitError, parse
+
+SCENARIO = SCENARIOS / "p000" / "spec.toml"
 
 
 @pytest.mark.parametrize("text, seconds", [
@@ -111,3 +114,17 @@ def test_unknown_unit_lists_the_known_ones():
 
 def test_unit_error_is_a_value_error():
     assert issubclass(UnitError, ValueError)
+
+
+def test_a_fault_rate_per_million_instructions_is_per_cpu_second_with_the_cpus_mips(tmp_path):
+    """Paper 003's unit (its Eq. 3.3, "1 to 10 No./MI in practice"): 1 fault per MI on a CPU of 400 MIPS is 400
+    faults per CPU-second; the figure as given is kept; a workstation twice as fast faults twice as often per
+    CPU-second (the same faults per instruction)."""
+    from emu.engine import cluster
+    from emu.inputs import scenario
+    base = scenario.load(SCENARIO, ['memory.fault_rate="0.5 /MI"', "cpu.mips=400"])
+    assert base["memory"]["fault_rate"] == pytest.approx(200.0) and base["memory"]["faults_per_mi"] == 0.5
+    assert scenario.load(SCENARIO, ['memory.fault_rate="200 /s"'])["memory"]["faults_per_mi"] is None
+    fast = scenario.load(SCENARIO, ['memory.fault_rate="0.5 /MI"', "cpu.mips=400", "cluster.speed=2.0"])
+    pagers = [cluster.make(bp).pager for bp in cluster.blueprints(fast) if bp["role"] == "workstation"]
+    assert pagers and all(p.fault_rate == pytest.approx(400.0) for p in pagers)

@@ -35,20 +35,13 @@ def run(scenario: dict, runtime: str | None = None, speed: float | None = None, 
 def collector_paused(pause: bool):
     """Python's cyclic garbage collector off for an inline run without a live view (whose rendering is not
     ours to vouch for): the model makes no cyclic garbage as it runs, so the collections it would start while the
-    workload and the results are built and the events run are pure cost (commit b5ed3a3 measures both).
-    Everything the run allocated is still young when the collector resumes, and its first collection would
-    scan all of it (a tenth of an M/M/1 run's time): it goes straight to the oldest generation instead
-    (freeze, then unfreeze), where a full collection still finds any cycle. Not where a caller keeps objects
-    frozen itself (its freeze is not ours to undo)."""
+    workload and the results are built and the events run are pure cost (commit b5ed3a3 measures both)."""
     was = gc.isenabled()
     if pause:
         gc.disable()
     try:
         yield
     finally:
-        if pause and gc.get_freeze_count() == 0:
-            gc.freeze()
-            gc.unfreeze()
         if was:
             gc.enable()
 

@@ -99,8 +99,27 @@ def load(source, overrides: list[str] = ()) -> dict:
                                 f"needs stop.when = 'time'")
     check_owner(path, Path(path).parent, scenario["owner"], n_nodes)
     check_coscheduling(path, scenario)
+    per_mi(path, raw, scenario)
     scenario["file"] = path
     return scenario
+
+
+def per_mi(path: str, raw: dict, scenario: dict) -> None:
+    """A fault rate given per million instructions ("1 /MI", the unit of paper 003's Eq. 3.3 and of the
+    measurements it cites) becomes faults per CPU-second of a speed-1.0 CPU with `cpu.mips`;
+    `memory.faults_per_mi` keeps the figure as given (None: the rate was given per CPU-second). A workstation
+    of another speed executes its CPU-seconds' instructions faster or slower, and so faults in proportion."""
+    memory = scenario["memory"]
+    given = raw.get("memory", {}).get("fault_rate")
+    memory["faults_per_mi"] = None
+    if not (isinstance(given, str) and given.strip().endswith("/MI")):
+        return
+    mips = scenario["cpu"]["mips"]
+    if mips is None:
+        raise ScenarioError(f"{path}: field 'memory.fault_rate': a rate per MI ({given!r}) needs cpu.mips, the "
+                            f"millions of instructions a speed-1.0 CPU executes per second")
+    memory["faults_per_mi"] = memory["fault_rate"] * 1e6
+    memory["fault_rate"] = memory["faults_per_mi"] * mips
 
 
 def apply_override(path: str, raw: dict, item: str) -> None:

@@ -127,11 +127,13 @@ SCHEMA = {
         # each slice time_slice long, or drawn exponential of that mean at every dispatch (paper 001)
         "slices": F("str", "fixed", choices=("fixed", "exponential")),
         "insertion": F("table", None),          # a run-queue insertion policy and its parameters (paper 001)
+        # millions of instructions a speed-1.0 CPU executes per second: what a rate per MI is in CPU time
+        "mips": F("number", None, positive=True),
     }),
     "memory": F("table", schema={
         "page_size": F("size", "4 KB", positive=True),
         "fault_model": F("str", "overflow", choices=("overflow", "demand_ratio", "pages")),
-        "fault_rate": F("rate", 0.0, minimum=0),
+        "fault_rate": F("fault_rate", 0.0, minimum=0),
         "fault_batch": F("int", 1, minimum=1),
         # "pages" (paper 001, actors/pages.py): a fault's delay and the LRU's stamps ("task": all of a
         # dispatched task's working set; "page": the referenced page)

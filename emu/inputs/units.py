@@ -26,6 +26,10 @@ KINDS = {
     "speed": (_SPEED, 'a CPU speed like "800 MIPS" or a relative factor like 1.5'),
     "work": ({**_WORK, **_TIME}, 'an amount of work like "600 s" (on a speed-1 CPU) or "1000 MI"'),
     "rate": (_FREQ, 'a rate like "0.5 /s"'),
+    # a page-fault rate: per CPU-second, or per million instructions as paper 003 and its sources give it
+    # (1e-6 per instruction here; `emu.inputs.scenario` makes it per CPU-second with cpu.mips)
+    "fault_rate": ({**_FREQ, "/MI": 1e-6}, 'a fault rate like "800 /s" (per CPU-second) or "1 /MI" (per million '
+                                           'instructions, with cpu.mips)'),
 }
 
 _NUM = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([^\d\s].*?)?\s*$")
