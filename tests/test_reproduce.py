@@ -79,24 +79,32 @@ def test_unknown_paper_is_one_clear_line(capsys):
 
 def test_p000_quick_writes_every_run_and_its_report(ray_local, tmp_path):
     """`nowemu reproduce p000 --quick`: both groups, traces 1, 3, 5, both policies, on 8 nodes, and the SPEC
-    traces' bound (G-Loadsharing with unlimited memory). The report's reductions are those of the runs (here: the
-    execution-time one of SPEC-Trace-3, from its two summaries, and the bound's, from its own); the oracle that
-    CPU service does not depend on the policy holds."""
+    traces' bound (G-Loadsharing with unlimited memory), and G-Loadsharing migrating running jobs (paper 000's
+    reading). The report's reductions are those of the runs (here: the execution-time one of SPEC-Trace-3, from
+    its two summaries, the bound's and the one against the migrating G-Loadsharing, from their own); the oracle
+    that CPU service does not depend on the policy holds."""
     report = tmp_path / "p000.md"
     assert cli.main(["reproduce", "p000", "--quick", "--out", str(tmp_path / "runs"), "--report", str(report)]) == 0
     folders = {p.parent.relative_to(tmp_path / "runs").parts[0] for p in (tmp_path / "runs").rglob("summary.json")}
-    assert folders == {name.format(t) for name in ("spec-t{}", "app-t{}", "spec-t{}-bound") for t in (1, 3, 5)}
-    total = {p.parent.name.split("-")[0]: json.loads(p.read_text())["metrics"]["total_execution_time"]
-             for p in (tmp_path / "runs" / "spec-t3").rglob("summary.json")}
+    assert folders == {name.format(group, t) for name in ("{}-t{}", "{}-t{}-reservation", "{}-t{}-migrating")
+                       for group in ("spec", "app") for t in (1, 3, 5)} | {f"spec-t{t}-bound" for t in (1, 3, 5)}
+
+    def summary(experiment):
+        return json.loads(next((tmp_path / "runs" / experiment).rglob("summary.json")).read_text())
+    total = {"ls_re": summary("spec-t3")["metrics"]["total_execution_time"],
+             "m_reservation": summary("spec-t3-reservation")["metrics"]["total_execution_time"]}
+    assert summary("spec-t3-reservation")["config"]["policy"]["name"] == "m_reservation"
     text = report.read_text()
     assert f"| Fig. 1 SPEC-Trace-3 | total execution time reduced by | 32.4 % | " \
            f"{100 * (1 - total['m_reservation'] / total['ls_re']):.1f} % |" in text
-    unlimited = json.loads(next((tmp_path / "runs" / "spec-t3-bound").rglob("summary.json")).read_text())
+    unlimited = summary("spec-t3-bound")
     bound = 100 * (1 - unlimited["metrics"]["total_execution_time"] / total["ls_re"])
     assert f"| {bound:.1f} % |" in text.split("### SPEC traces")[1].split("### App traces")[0]
+    migrating = summary("spec-t3-migrating")
+    against = 100 * (1 - total["m_reservation"] / migrating["metrics"]["total_execution_time"])
+    assert f"| SPEC | Trace-3 | {against:.1f} % [32.4] |" in text
     assert "| §5 | CPU service is the same under both policies (T_cpu = T̂_cpu) | equal |" in text
-    g = next(json.loads(p.read_text())["metrics"] for p in (tmp_path / "runs" / "spec-t3").rglob("summary.json")
-             if "ls_re" in str(p))
+    g = summary("spec-t3")["metrics"]
     need = (0.324 * (g["total_cpu_time"] + g["total_net_time"]) + (0.324 - 0.367) * g["total_queue_time"]) / 0.676
     assert f"| SPEC | Trace-3 | {g['total_cpu_time']:.0f} | {g['total_queue_time']:.0f} | " \
            f"{g['total_page_time']:.0f} | {g['total_page_time'] / need:.2f} |" in text        # §5's arithmetic

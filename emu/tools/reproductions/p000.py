@@ -15,7 +15,6 @@ TITLE = ('Chen, Xiao and Zhang, "Adaptive and Virtual Reconfigurations for Effec
          'Cluster Systems", ICDCS 2002 (paper 000)')
 # Spec 000 §3.4: (jobs, submission span in s) of Trace-1..5, the same for both groups
 TRACES = {1: (359, 3586), 2: (448, 3589), 3: (578, 3581), 4: (684, 3585), 5: (777, 3582)}
-POLICIES = "policy=ls_re,m_reservation"
 GROUPS = {"spec": "p000/spec.toml", "app": "p000/app.toml"}
 # Spec 000 §7.1, §7.2: reductions (%) by V-Reconfiguration against G-Loadsharing; None where the paper says
 # only "modest" or gives no number
@@ -38,6 +37,8 @@ FIGS = {("spec", "total_execution_time"): "Fig. 1", ("spec", "total_queue_time")
         ("app", "mean_slowdown"): "Fig. 4", ("app", "mean_balance_skew"): "Fig. 4"}
 BAND = 10.0
 BOUND, UNLIMITED = "-bound", 'cluster.memory="64 GB"'       # the bound's experiments: unlimited memory
+MIGRATING = "-migrating"     # G-Loadsharing as paper 000 reads it: migrating running jobs too (policy.migrate)
+RESERVATION = "-reservation"  # V-Reconfiguration: the scenario's own policy table, with the settings it names
 
 
 def _traces(quick: bool) -> list[int]:
@@ -45,9 +46,11 @@ def _traces(quick: bool) -> list[int]:
 
 
 def experiments(quick: bool, seeds: int | None) -> list[Experiment]:
-    """Every trace of both groups. `quick`: 8 nodes and a quarter of each trace's jobs over the same span (the
-    same load per node), traces 1, 3 and 5. And, for the SPEC traces, the bound: G-Loadsharing with unlimited
-    memory (no paging, no blocking), the most that any scheme managing memory better could gain
+    """Every trace of both groups: G-Loadsharing (`policy=ls_re`) and V-Reconfiguration (the scenario's own
+    [policy] table: memory reservation with the settings it names and their sources). `quick`: 8 nodes and a quarter of each trace's jobs over the same span (the
+    same load per node), traces 1, 3 and 5. G-Loadsharing is run both ways (remote executions only, and
+    migrating running jobs too). And, for the SPEC traces, the bound: G-Loadsharing with unlimited memory (no
+    paging, no blocking), the most that any scheme managing memory better could gain
     (docs/calibration/p000-headroom.md)."""
     n = seeds or (1 if quick else 3)
     out = []
@@ -56,7 +59,10 @@ def experiments(quick: bool, seeds: int | None) -> list[Experiment]:
             jobs, span = TRACES[t]
             trace = [f'workload.arrival.span="{span} s"', f"workload.jobs={jobs}",
                      *(["cluster.nodes=8", f"workload.jobs={jobs // 4}"] if quick else [])]
-            out.append(Experiment(f"{group}-t{t}", scenario, [POLICIES, *trace], n))
+            out.append(Experiment(f"{group}-t{t}", scenario, ["policy=ls_re", *trace], n))
+            out.append(Experiment(f"{group}-t{t}{RESERVATION}", scenario, trace, n))
+            out.append(Experiment(f"{group}-t{t}{MIGRATING}", scenario, ["policy=ls_re", "policy.migrate=true", *trace],
+                                  n))
             if group == "spec":
                 out.append(Experiment(f"{group}-t{t}{BOUND}", scenario, ["policy=ls_re", UNLIMITED, *trace], n))
     return out
@@ -96,6 +102,35 @@ def paging_needed(g: list[dict], execution: float, queuing: float) -> tuple[floa
     return (math.inf, math.nan) if math.inf in ratios else mean_ci(ratios)
 
 
+def _migrating_section(records: dict, traces: list[int]) -> list[str]:
+    """The two readings of G-Loadsharing (paper 000 §1 and §2.1 migrate running jobs off a node that pages;
+    paper 002 §2.3, LS_RE, uses remote executions only; both print the same figures): V-Reconfiguration's
+    reductions against the migrating one, beside the paper's, paired by seed."""
+    lines = ["## Against G-Loadsharing migrating running jobs (paper 000's reading)", "",
+             "The tables above set V-Reconfiguration against G-Loadsharing by remote execution only (paper 002's "
+             "LS_RE, the scenarios' default: `policy.migrate = false`); paper 000 §1 and §2.1 also migrate running "
+             "jobs off a node that pages (`policy.migrate = true`). Reductions by V-Reconfiguration against that "
+             "one, paired by seed (paper's figure in brackets), and how much the migrations change G-Loadsharing's "
+             "own total execution time.", "",
+             "| group | trace | total execution time | queuing time | average slowdown | G migrating over G (total "
+             "execution time) |", "|---|---|---|---|---|---|"]
+    for group in GROUPS:
+        for t in traces:
+            migrating = records.get(f"{group}-t{t}{MIGRATING}")
+            if not migrating:
+                continue
+            pair = records[f"{group}-t{t}"]
+            v, g = select(pair, policy="m_reservation"), select(pair, policy="ls_re")
+            cells = []
+            for m in ("total_execution_time", "total_queue_time", "mean_slowdown"):
+                mean, half = ratio(v, migrating, m)
+                paper = PAPER[group][m][t - 1]
+                cells.append(f"{fmt(100 * (1 - mean), 100 * half, 1, unit=' %')} [{'—' if paper is None else paper}]")
+            cells.append(fmt(*ratio(migrating, g, "total_execution_time"), 3))
+            lines.append(f"| {group.upper() if group == 'spec' else 'App'} | Trace-{t} | " + " | ".join(cells) + " |")
+    return lines + [""]
+
+
 def _paging_section(records: dict, traces: list[int]) -> tuple[list[str], list[Claim]]:
     """`paging_needed` for every trace whose execution and queuing reductions the paper prints."""
     lines = ["## The paging the paper's figures need (its §5 with Figs. 1 and 3)", "",
@@ -104,7 +139,8 @@ def _paging_section(records: dict, traces: list[int]) -> tuple[list[str], list[C
              "equal under both policies: T_page ≥ (e (T_cpu + T_mig) + (e − q) T_que) / (1 − e) "
              "(`emu.tools.reproductions.p000.paging_needed`). Below 1, the paper's figures are out of reach of "
              "the calibrated fault model whatever the policy does.", "",
-             "| group | trace | T_cpu (s) | T_que (s) | T_page (s) | T_page over the need |", "|---|---|---|---|---|---|"]
+             "| group | trace | T_cpu (s) | T_que (s) | T_page (s) | T_page over the need |",
+             "|---|---|---|---|---|---|"]
     short = []
     for group in GROUPS:
         for t in traces:
@@ -124,8 +160,21 @@ def _paging_section(records: dict, traces: list[int]) -> tuple[list[str], list[C
     return lines + [""], [claim]
 
 
+def _paired(records: dict) -> dict:
+    """Each trace's G-Loadsharing runs and V-Reconfiguration's under one name, told apart by `policy` as in a
+    sweep's records (a single `--set` is not an axis, so runs do not carry it)."""
+    def tagged(runs, policy):
+        return [{**r, "combo": {**r["combo"], "policy": policy}} for r in runs]
+    out = {k: v for k, v in records.items() if k.endswith((BOUND, MIGRATING))}
+    for k, runs in records.items():
+        if not k.endswith((BOUND, MIGRATING, RESERVATION)):
+            out[k] = tagged(runs, "ls_re") + tagged(records.get(k + RESERVATION, []), "m_reservation")
+    return out
+
+
 def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
-    pairs = [k for k in records if not k.endswith(BOUND)]          # G-Loadsharing beside V-Reconfiguration
+    records = _paired(records)
+    pairs = [k for k in records if not k.endswith((BOUND, MIGRATING))]   # G-Loadsharing beside V-Reconfiguration
     traces = sorted({int(k.split("-t")[1]) for k in pairs})
     claims, lines = [], ["## Reductions by V-Reconfiguration against G-Loadsharing, per trace", "",
                          "Paired by seed; mean ± 95 % interval in percent (paper's figure in brackets). *Offered "
@@ -189,6 +238,7 @@ def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
                         "large but fragmented", f"{min(blocked):.0f}-{max(blocked):.0f} MB while blocked "
                         "(SPEC node 384 MB, App node 128 MB)", None,
                         "per group in the tables; a test holds it on a small SPEC scenario"))
+    lines += _migrating_section(records, traces)
     paging_lines, paging_claims = _paging_section(records, traces)
     lines += paging_lines
     claims += paging_claims
