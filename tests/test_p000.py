@@ -274,14 +274,16 @@ def small_runs():
     return {p: run(SPEC, *SMALL, f"policy={p}") for p in ("ls_re", "m_reservation")}
 
 
-def test_blocking_signature(small_runs):
+def test_blocking_signature():
     """Spec 000 §1: during blocking the cluster's idle memory, added up, stays large (more than a node's)
     while nodes page and none would take their jobs. A property of the workload, not of one draw: it is
-    counted over three seeds, as seed 1 alone sits at the bar (about half of its blocked samples, at a 1-s
-    load-index period as at 5 s) while seeds 2 and 3 are well above it."""
+    counted over three seeds. At the paper's scale (32 nodes, Trace-3): the bar is one node's memory whatever
+    the cluster's size, so on 8 nodes (a quarter of the memory) the lineage's fault model, which keeps
+    overflowing nodes full, leaves it in about a fifth of the blocked samples, against four fifths here (about
+    25 s)."""
     blocked, large = [], []
     for seed in (1, 2, 3):
-        result = small_runs["ls_re"] if seed == 1 else run(SPEC, *SMALL, "policy=ls_re", f"seed={seed}")
+        result = run(SPEC, "policy=ls_re", f"seed={seed}")
         assert_balanced(result)
         by_time = {}
         for s in result["samples"]:

@@ -76,7 +76,8 @@ def test_a_scenario_extends_others_table_by_table():
     base = load("p000/app.toml")
     assert app["workload"][0]["programs"] == base["workload"][0]["programs"]     # from ../p000/app.toml
     assert app["cluster"]["memory"] == 128 * MB
-    assert app["memory"]["fault_rate"] == base["memory"]["fault_rate"]            # p000's calibration kept
+    assert app["memory"]["page_size"] == base["memory"]["page_size"]              # p000's, kept
+    assert app["memory"]["fault_model"] == "overflow" != base["memory"]["fault_model"]   # the part's, on top
     assert app["disk"]["rotation"] == pytest.approx(2e-3)                         # from platform.part.toml
     assert app["network"]["medium"] == "bus" and app["network"]["remote_exec_cost"] == pytest.approx(0.025)
     assert app["policy"] == {"name": "ls_net_ram", "threshold": 2, "migrate": False}   # another policy: replaced whole
