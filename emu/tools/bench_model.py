@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -130,6 +131,7 @@ def baseline_checkout(rev: str = BASELINE):
         if made:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(where)],
                            capture_output=True)
+        shutil.rmtree(where.parent, ignore_errors=True)     # the temporary folder it was made in
 
 
 def probe(checkout: Path, case: tuple) -> dict:
