@@ -54,10 +54,8 @@ def experiments(quick: bool, seeds: int | None) -> list[Experiment]:
                      *(["cluster.nodes=8", f"workload.jobs={jobs // 4}"] if quick else [])]
             for fault in faults:
                 for tag, policy in POLICIES.items():
-                    sets = [*policy, *FAULTS[fault], *trace]
-                    if tag == "G":      # LS_RE has no max_reserving
-                        sets = [s for s in sets if not s.startswith("policy.max_reserving")]
-                    out.append(Experiment(f"{group}-t{t}-{fault}-{tag}", GROUPS[group], sets, n))
+                    out.append(Experiment(f"{group}-t{t}-{fault}-{tag}", GROUPS[group],
+                                          [*policy, *FAULTS[fault], *trace], n))
     return out
 
 
