@@ -62,7 +62,7 @@ class Workstation(Participant):
         else:
             self.cpu = FluidCPU(self.q, self.speed, self._on_stop, cpu["time_slice"], cpu["context_switch"])
         # a rate per MI (`faults_per_mi`) is per instruction: a faster CPU faults more often per CPU-second
-        fault_rate = mem["fault_rate"] * (self.speed if mem.get("faults_per_mi") is not None else 1.0)
+        fault_rate = mem["fault_rate"] * (self.speed if mem["faults_per_mi"] is not None else 1.0)
         self.pager = Pager(spec["memory_size"], spec["swap"], mem["page_size"], fault_rate, disk["buffer_cache"],
                            mem["fault_batch"], mem["fault_model"])
         self.disk = Disk(self.q, disk["seek"], disk["rotation"], disk["bandwidth"], disk["queueing"])

@@ -81,8 +81,8 @@ def assemble(finals: list[dict], scenario: dict, end: float, extra: dict, lost: 
     summary = {
         "scenario": scenario["name"], "file": scenario["file"], "seed": scenario["seed"],
         "end": end,                                          # the virtual time the run stopped at
-        "metrics": metrics(jobs, samples, stats, end, scenario, events, never, table),
-        "checks": checks(jobs, stats, end, complete="lost" not in extra, table=table),
+        "metrics": metrics(jobs, table, samples, stats, end, scenario, events, never),
+        "checks": checks(jobs, table, stats, end, complete="lost" not in extra),
         "fidelity": {"stragglers": stragglers, "late_messages": len(lateness),
                      "late_by_kind": {k: len(v) for k, v in sorted(late.items())},
                      "lateness_p50": float(np.percentile(lateness, 50)) if lateness else 0.0,
@@ -118,9 +118,7 @@ class _JobTable:
         return float(sum(column.tolist()))
 
 
-def metrics(jobs, samples, stats, end, scenario, events=(), never_arrived: int = 0,
-            table: _JobTable | None = None) -> dict:
-    table = table or _JobTable(jobs)
+def metrics(jobs, table: _JobTable, samples, stats, end, scenario, events=(), never_arrived: int = 0) -> dict:
     col, total_of = table.done, table.total
     n_done = len(col["response"])
     counts = Counter(j["state"] for j in jobs)
@@ -202,7 +200,7 @@ def owner_metrics(jobs, stats, horizon) -> dict:
             "foreign_cpu_rate": foreign / horizon}
 
 
-def checks(jobs, stats, end, complete: bool = True, table: _JobTable | None = None) -> dict:
+def checks(jobs, table: _JobTable, stats, end, complete: bool = True) -> dict:
     """Accounting that must balance on every run (the tests hold every scenario to these):
     - every job accounted: each submitted job appears once, in a known state;
     - time split: for each finished job, response == cpu + queue + page + io + net + sync;
@@ -210,7 +208,6 @@ def checks(jobs, stats, end, complete: bool = True, table: _JobTable | None = No
     - Little's law: the jobs present, integrated over time on the nodes, plus time on the wire, equals the
       jobs' time in the system (L = lambda W, measured two independent ways).
     Work and Little need every node's counters: without them (`complete` false, a node was lost) they are null."""
-    table = table or _JobTable(jobs)
     d, every, total_of = table.done, table.all, table.total
     parts = d["cpu"] + d["queue"] + d["page"] + d["io"] + d["net"] + d["sync"]   # added in the rows' order
     split = float((np.abs(d["response"] - parts) / np.maximum(d["response"], 1e-12)).max()) if len(parts) else 0.0

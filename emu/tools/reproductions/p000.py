@@ -68,9 +68,9 @@ def experiments(quick: bool, seeds: int | None) -> list[Experiment]:
     return out
 
 
-def _reduction(records: list[dict], name: str) -> tuple[float, float]:
-    """(G - V) / G in %, paired by seed, with its 95 % interval."""
-    g, v = select(records, policy="ls_re"), select(records, policy="m_reservation")
+def reduction(v: list[dict], g: list[dict], name: str) -> tuple[float, float]:
+    """(G - V) / G in %, of V-Reconfiguration's runs `v` against G-Loadsharing's `g`, paired by seed, with its
+    95 % interval."""
     mean, half = ratio(v, g, name)
     return 100 * (1 - mean), 100 * half
 
@@ -216,7 +216,7 @@ def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
             rec = records[f"{group}-t{t}"]
             cells = [fmt(*offered(rec), 2)]
             for m in metrics:
-                red[group, m, t] = _reduction(rec, m)
+                red[group, m, t] = reduction(select(rec, policy="m_reservation"), select(rec, policy="ls_re"), m)
                 paper = PAPER[group][m][t - 1]
                 cells.append(f"{fmt(*red[group, m, t], 1)} [{'—' if paper is None else paper}]")
             g, v = select(rec, policy="ls_re"), select(rec, policy="m_reservation")

@@ -19,8 +19,8 @@ execution and queuing reductions to be possible at all.
 """
 from __future__ import annotations
 
-from emu.tools.reproduce import Claim, Experiment, fmt, mean_ci, ratio
-from emu.tools.reproductions.p000 import GROUPS, NAMES, PAPER, TRACES, paging_needed
+from emu.tools.reproduce import Claim, Experiment, fmt, mean_ci
+from emu.tools.reproductions.p000 import GROUPS, NAMES, PAPER, TRACES, reduction, paging_needed
 
 TITLE = "Papers 000/002's paging severity: the scenarios' overflow model beside the lineage's demand-ratio model"
 FAULTS = {        # tag: the memory settings
@@ -59,11 +59,6 @@ def experiments(quick: bool, seeds: int | None) -> list[Experiment]:
     return out
 
 
-def _reduction(v: list[dict], g: list[dict], name: str) -> tuple[float, float]:
-    mean, half = ratio(v, g, name)
-    return 100 * (1 - mean), 100 * half
-
-
 def _row(records: dict, group: str, t: int, fault: str) -> tuple[str, dict, tuple | None]:
     """One table row (group, trace, setting): each reservation reading's reductions, how many printed figures
     it lands within ±10 points of, G-Loadsharing's paging over its CPU time and §5's need."""
@@ -73,7 +68,7 @@ def _row(records: dict, group: str, t: int, fault: str) -> tuple[str, dict, tupl
     for tag in ("V-early", "V-drain"):
         v, hits, figures = records[f"{prefix}-{tag}"], 0, []
         for m in (m for m in METRICS if m in PAPER[group]):
-            mean, half = _reduction(v, g, m)
+            mean, half = reduction(v, g, m)
             paper = PAPER[group][m][t - 1]
             hits += paper is not None and abs(mean - paper) <= BAND
             figures.append(f"{fmt(mean, half, 1)} [{'—' if paper is None else paper}]")
