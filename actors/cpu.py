@@ -77,8 +77,10 @@ class FluidCPU:
         return len(self.ready)
 
     def busy_time(self) -> float:
-        self.settle()
-        return self.busy
+        """Seconds busy as of now, read without settling: a look (a load sample) leaves the jobs' accounting as
+        it was, so that how often a run is sampled does not change its numbers."""
+        dt = self.q.now - self.last
+        return self.busy + dt if dt > 0 and self.ready else self.busy
 
     # -- the model -------------------------------------------------------------------------------------------
     def _regroup(self) -> None:
@@ -289,8 +291,8 @@ class QuantumCPU:
     def _slice_over(self) -> None:
         """The current slice ended: its job reached a stop, or its quantum ran out (a bare expiry: it goes to
         the back of the run queue). Fine slices mostly end bare: while the next one also will, before anything
-        else can happen (an event anywhere in the heap, or the runtime's horizon), it is ended here at once,
-        with the same steps in the same order as through the heap, without the heap's cost. A bare expiry
+        else can happen (an event anywhere in the heap, a lazy sample, or the runtime's horizon), it is ended
+        here at once, with the same steps in the same order as through the heap, without the heap's cost. A bare expiry
         schedules nothing (an insertion policy only orders the run queue), so what comes first is known
         before the loop; only a dispatch's page reference may (a fault), and the bound is then taken again."""
         job, q, speed = self.current, self.q, self.speed
@@ -300,7 +302,7 @@ class QuantumCPU:
         if _reached(job):
             self._stop(job)
             return
-        limit = min(q.horizon, q.heap.top_time())
+        limit = min(q.horizon, q.heap.top_time(), q.due)      # q.due: a lazy sample's instant (kernel)
         enqueue, dispatch, queues, insertion = self._enqueue, self._dispatch, self.queues, self.insertion
         busy, work, switching = self.busy, self.work, self.switching     # kept here in the loop, added alike
         try:

@@ -42,6 +42,16 @@ class LoadReports:
         self.keys: tuple | None = None      # its columns, if not REPORT + TAIL: known at the first sample
         self.last = (0.0, 0.0, 0, 0.0)      # at the last report: time, CPU busy, faults, disk busy
 
+    def start(self, phase: float) -> None:
+        """The first report at `phase`. A report that goes nowhere and has no fields beyond the sample's is a
+        sample only: it is taken lazily (`EventQueue.observe_lazily`), not woken for, as a run of one
+        workstation under a local policy would otherwise spend a third of its events on them."""
+        node = self.node
+        if self.plain and self.exchange == "none" and not (node.pages is not None and node.spec["memory"]["trace"]):
+            node.q.observe_lazily(phase, self.sample)
+        else:
+            node.q.at(phase, self.report)
+
     def load(self) -> dict:
         """This node's load report as of now, with the owner's and the policy's fields."""
         return self.extend(dict(zip(REPORT, self.values(self.node.cpu.busy_time()))))     # zip: REPORT's only
@@ -67,6 +77,14 @@ class LoadReports:
                 disk.waiting, pager.guest, sum(pager.remote.values()) if pager.remote else 0,
                 (disk.busy - disk_busy) / node.period,
                 node.nic.bytes_sent)
+
+    def sample(self, now: float) -> float:
+        """Take the sample of `now` (a row of nodes.csv) and report nothing; returns the next sample's time."""
+        node = self.node
+        busy = node.cpu.busy_time()
+        self.samples.append(self.values(busy))
+        self.last = (now, busy, node.faults, node.disk.busy)
+        return now + node.period
 
     def report(self, _=None) -> None:
         """Sample this node's load (a row of nodes.csv) and report it, every period. The report is a dict only

@@ -246,6 +246,8 @@ class Host:
                     return False
                 late(wall - epoch - entry[0] / speed)
             q = entry[6]
+            if entry[0] > q.due:
+                q.catch_up(entry[0])
             q.now = entry[0]
             fn(entry[5])
             if q.owner.outbox:

@@ -89,7 +89,7 @@ class Workstation(Participant):
             cpu["context_switch"], random.Random(owner["seed"]), fine=cpu["mode"] == "quantum")
         self.reports = LoadReports(self, spec)  # the periodic load report and sample (after the owner: it adds)
         self.placement = Placement(self, arrivals)      # arrivals and the pending pool; schedules the first
-        self.q.at(spec["report_phase"], self.reports.report)     # 0, or staggered (load_index.stagger)
+        self.reports.start(spec["report_phase"])     # at 0, or staggered (load_index.stagger)
 
     # -- what policies read --------------------------------------------------------------------------------
     def peers(self) -> range:
@@ -364,6 +364,7 @@ class Workstation(Participant):
                 "finished": len(self.finished), **({} if self.owner is None else {"owner_active": self.owner.nonidle})}
 
     def final(self) -> dict:
+        self.q.catch_up(self.q.now)     # the samples due before the end
         self.count_population()
         self.cpu.replan()           # bring progress and CPU accounting up to the end
         for job in self.jobs.values():

@@ -40,6 +40,19 @@ def test_direct_hand_off_is_what_the_codec_delivers(name, overrides, monkeypatch
         json.dumps(strip(encoded["summary"]), sort_keys=True, default=str)
 
 
+@pytest.mark.parametrize("overrides", [["workload.jobs=300"], ["workload.jobs=300", "cpu.mode=quantum"]])
+def test_samples_taken_lazily_are_the_samples_taken_as_events(overrides, monkeypatch):
+    """A node whose reports go nowhere takes its samples at its next event (`EventQueue.observe_lazily`), not as
+    events of their own; taken as events, every sample and job comes out the same to the last bit (and a quantum
+    CPU's run of bare slice ends stops at a sample's instant either way)."""
+    from actors.load_report import LoadReports
+    lazy = run("mm1.toml", *overrides)
+    monkeypatch.setattr(LoadReports, "start", lambda self, phase: self.node.q.at(phase, self.report))
+    eager = run("mm1.toml", *overrides)
+    assert len(lazy["samples"]) > 300
+    assert json.dumps([lazy["jobs"], list(lazy["samples"])]) == json.dumps([eager["jobs"], list(eager["samples"])])
+
+
 QUANTUM = ("mm1.toml", "workload.jobs=300", "cpu.mode=quantum", 'cpu.time_slice="10 ms"', 'cpu.context_switch="0.1 ms"')
 
 

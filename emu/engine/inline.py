@@ -47,6 +47,8 @@ def run_inline(parts: dict, heap: Heap, total: int, stop: dict, lookahead: float
         if q is None:               # a broadcast to every workstation (`route`): each receiver in turn
             receivers, arg = arg
             for p in receivers[:-1]:
+                if now > p.q.due:
+                    p.q.catch_up(now)
                 p.q.now = now
                 p._receive(arg)
                 if p.outbox:
@@ -54,6 +56,8 @@ def run_inline(parts: dict, heap: Heap, total: int, stop: dict, lookahead: float
                 done += len(p.finished) - counted[p]      # none: a load index finishes no job
                 counted[p] = len(p.finished)
             q = receivers[-1].q                          # and `fn` is its _receive
+        if now > q.due:
+            q.catch_up(now)
         q.now = now
         fn(arg)
         p = q.owner
