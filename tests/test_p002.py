@@ -77,7 +77,8 @@ def test_a_scenario_extends_others_table_by_table():
     assert app["workload"][0]["programs"] == base["workload"][0]["programs"]     # from ../p000/app.toml
     assert app["cluster"]["memory"] == 128 * MB
     assert app["memory"]["page_size"] == base["memory"]["page_size"]              # p000's, kept
-    assert app["memory"]["fault_model"] == "overflow" != base["memory"]["fault_model"]   # the part's, on top
+    assert app["memory"]["fault_model"] == base["memory"]["fault_model"] == "demand_ratio"   # p000's, kept
+    assert app["disk"]["seek"] == pytest.approx(3.98e-3) != base["disk"]["seek"]       # the part's, on top
     assert app["disk"]["rotation"] == pytest.approx(2e-3)                         # from platform.part.toml
     assert app["network"]["medium"] == "bus" and app["network"]["remote_exec_cost"] == pytest.approx(0.025)
     assert app["policy"] == {"name": "ls_net_ram", "threshold": 2, "migrate": False}   # another policy: replaced whole
@@ -125,7 +126,9 @@ def test_a_hosts_own_jobs_come_before_its_guests(paging):
 @pytest.mark.ray
 def test_network_ram_on_a_bus_is_identical_inline_and_stepped(ray_local, tmp_path):
     from emu.engine import results
-    args = ("p002/spec.toml", *SMALL, "policy=ls_net_ram", "network.bandwidth=\"100 Mbps\"")
+    # the earlier, lighter paging model: the same mechanism in a few thousand windows instead of a million
+    args = ("p002/spec.toml", *SMALL, "policy=ls_net_ram", "network.bandwidth=\"100 Mbps\"",
+            "memory.fault_model=overflow", 'memory.fault_rate="800 /s"')
     inline, stepped = run(*args), run(*args, runtime="stepped")
     assert inline["summary"]["metrics"]["total_remote_paging_time"] > 0
     results.write(inline, tmp_path / "inline")

@@ -142,8 +142,9 @@ def test_p002_quick_writes_every_run_and_its_report(ray_local, tmp_path):
     assert cli.main(["reproduce", "p002", "--quick", "--out", str(tmp_path / "runs"), "--report", str(report)]) == 0
     runs = tmp_path / "runs"
     folders = {p.parent.relative_to(runs).parts[0] for p in runs.rglob("summary.json")}
-    assert folders == {"net-n4", "net-n4-ls_re", "net-n8", "net-n8-ls_re", "app-t1", "spec-t1"}
-    assert sum(1 for _ in runs.rglob("summary.json")) == 2 * (4 + 4) + 2 * 6
+    assert folders == {"net-n4", "net-n4-ls_re", "net-n8", "net-n8-ls_re", "app-t1", "spec-t1", "app-t1-reservation",
+                       "spec-t1-reservation"}     # M-Reservation with paper 000's table, beside the other five
+    assert sum(1 for _ in runs.rglob("summary.json")) == 2 * (4 + 4) + 2 * (5 + 1)
     share = json.loads((runs / "net-n8" / "net_ram-100_Mbps-s1" / "summary.json").read_text())["metrics"]["network_share"]
     text = report.read_text()
     assert f"| Fig. 4a | Net_RAM's networking share, 8 nodes, 100 Mbps, type 2 | 9 % (16 nodes) | {100 * share:.2f} % |" in text

@@ -76,6 +76,13 @@ def select(records: list[dict], **combo) -> list[dict]:
     return [r for r in records if not r["error"] and all(r["combo"].get(k) == v for k, v in combo.items())]
 
 
+def tagged(records: list[dict], **combo) -> list[dict]:
+    """Another experiment's runs marked with axis values (`--set` text) they were run with, so that `select`
+    finds them beside a sweep's: a single `--set` is not an axis of its experiment, and its runs do not carry
+    it."""
+    return [{**r, "combo": {**r["combo"], **combo}} for r in records]
+
+
 def metric(records: list[dict], name: str) -> list[float]:
     return [float("nan") if r["metrics"][name] is None else r["metrics"][name] for r in records]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from emu.tools.reproduce import Claim, Experiment, figure, fmt, mean_ci, metric, offered, ratio, select
+from emu.tools.reproduce import Claim, Experiment, figure, fmt, mean_ci, metric, offered, ratio, select, tagged
 
 TITLE = ('Chen, Xiao and Zhang, "Adaptive and Virtual Reconfigurations for Effective Dynamic Job Scheduling in '
          'Cluster Systems", ICDCS 2002 (paper 000)')
@@ -163,12 +163,10 @@ def _paging_section(records: dict, traces: list[int]) -> tuple[list[str], list[C
 def _paired(records: dict) -> dict:
     """Each trace's G-Loadsharing runs and V-Reconfiguration's under one name, told apart by `policy` as in a
     sweep's records (a single `--set` is not an axis, so runs do not carry it)."""
-    def tagged(runs, policy):
-        return [{**r, "combo": {**r["combo"], "policy": policy}} for r in runs]
     out = {k: v for k, v in records.items() if k.endswith((BOUND, MIGRATING))}
     for k, runs in records.items():
         if not k.endswith((BOUND, MIGRATING, RESERVATION)):
-            out[k] = tagged(runs, "ls_re") + tagged(records.get(k + RESERVATION, []), "m_reservation")
+            out[k] = tagged(runs, policy="ls_re") + tagged(records.get(k + RESERVATION, []), policy="m_reservation")
     return out
 
 
