@@ -51,10 +51,10 @@ import msgpack
 import numpy as np
 import ray
 
-from emu.engine.cluster import make
+from emu.engine.cluster import in_process
 from emu.engine.conservative import step
 from emu.engine.envelope import decode_batch, destinations, encode_batch
-from emu.engine.kernel import FN, LOCAL, Heap
+from emu.engine.kernel import FN, LOCAL
 
 SWITCH = 0.0001           # seconds: the GIL's switch interval in a paced host (see run_paced)
 BUFFERED = 1 << 20        # bytes a stream to a peer may hold unsent before the host waits for it to drain
@@ -85,8 +85,7 @@ class Host:
     """A group of participants on one heap; `HostActor` is it as a Ray actor (tests drive it in-process)."""
 
     def __init__(self, blueprints: list[dict]):
-        self.heap = Heap()
-        self.parts = {bp["id"]: make(bp, self.heap) for bp in blueprints}
+        self.parts, self.heap, _ = in_process(blueprints)
         self.host_of, self.me = {}, None
         self.inbox: list = []                                   # (envelopes, destinations), decoded on arrival
         self.outgoing: dict[int, dict] = defaultdict(dict)      # host -> {id(batch): (batch, destinations)}

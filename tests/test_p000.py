@@ -239,7 +239,6 @@ def test_a_job_waiting_for_its_pages_migrates_once_they_are_in():
     from actors.workstation import Workstation
     from emu.engine import cluster, results
     from emu.engine.inline import run_inline
-    from emu.engine.kernel import Heap
     from policies.base import Policy
     # ls_re: a policy that reads the load index, so that the cluster exchanges one (the hook runs on it)
     s = load(SPEC, "cluster.nodes=2", "workload.jobs=1", "policy=ls_re", 'cluster.memory="64 MB"')
@@ -253,8 +252,7 @@ def test_a_job_waiting_for_its_pages_migrates_once_they_are_in():
                 return [(waiting[0], 1 - node.id)]
             return []
 
-    heap = Heap()
-    parts = {bp["id"]: cluster.make(bp, heap) for bp in cluster.blueprints(s)}
+    parts, heap, _ = cluster.in_process(cluster.blueprints(s))
     for p in parts.values():
         if isinstance(p, Workstation):
             p.policy = MoveWhenBlocked()

@@ -10,7 +10,6 @@ from rich.console import Console
 from emu.engine import cluster, results
 
 from emu.engine.inline import run_inline
-from emu.engine.kernel import Heap
 from emu.inputs import scenario
 from emu.tools.view import FEED, MB, Dashboard, LiveView
 from tests.conftest import SCENARIOS, run
@@ -20,10 +19,7 @@ from tests.test_cli import nowemu
 def midrun(until: float, *overrides: str):
     """The quick-start cluster, run inline up to virtual time `until` (and resumable from there)."""
     s = scenario.load(SCENARIOS / "quickstart.toml", list(overrides))
-    bps = cluster.blueprints(s)
-    heap = Heap()
-    parts = {bp["id"]: cluster.make(bp, heap) for bp in bps}
-    total = sum(len(bp.get("arrivals", ())) for bp in bps)
+    parts, heap, total = cluster.in_process(cluster.blueprints(s))
     advance = lambda t: run_inline(parts, heap, total, {"when": "time", "time": t}, cluster.lookahead(s))   # noqa: E731
     advance(until)
     return parts, total, advance

@@ -8,6 +8,7 @@ from __future__ import annotations
 import policies
 from actors.participant import Bus, Collector
 from actors.workstation import Workstation
+from emu.engine.kernel import Heap
 from emu.inputs import streams
 from emu.inputs.owners import owners
 from emu.inputs.scenario import node_specs
@@ -58,6 +59,13 @@ def make(bp: dict, heap=None):
     insertion = _policy(bp["insertion"], "INSERTION") if bp["insertion"] else None
     return Workstation(bp["id"], bp["spec"], policy, bp["seed"], bp["peers"], bp["collector"],
                        bp["arrivals"], insertion, heap, bp["owner"])
+
+
+def in_process(bps: list[dict]) -> tuple[dict, Heap, int]:
+    """Every participant of `bps` built in this process on one shared heap (the inline runtime's one event loop),
+    by id, with the heap and the number of jobs the workload brings."""
+    heap = Heap()
+    return {bp["id"]: make(bp, heap) for bp in bps}, heap, sum(len(bp.get("arrivals", ())) for bp in bps)
 
 
 def _policy(table: dict, kind: str):

@@ -14,7 +14,6 @@ from contextlib import contextmanager
 import emu
 from emu.engine import cluster, results
 from emu.engine.inline import run_inline
-from emu.engine.kernel import Heap
 from emu.inputs.scenario import ScenarioError
 
 
@@ -52,8 +51,7 @@ def _run(scenario: dict, runtime: str, speed: float, address, progress, log, act
     wall = time.perf_counter()
     extra = {"runtime": runtime, "version": emu.__version__}
     if runtime == "inline":
-        heap = Heap()
-        parts = {bp["id"]: cluster.make(bp, heap) for bp in bps}
+        parts, heap, _ = cluster.in_process(bps)
         end = run_inline(parts, heap, total, scenario["stop"], cluster.lookahead(scenario), progress)
         finals = [p.final() for p in parts.values()]
         for p in parts.values():    # recorded in finals; held by the participants' cycles, they would wait for

@@ -53,16 +53,13 @@ def _inline_growth(s: dict) -> tuple[float, float]:
     """The bytes the model's participants gain over the run (traced), and the virtual time it spans."""
     from emu.engine import cluster
     from emu.engine.inline import run_inline
-    from emu.engine.kernel import Heap
     bps = cluster.blueprints(s)
     tracemalloc.start()
     try:
-        heap = Heap()
-        parts = {bp["id"]: cluster.make(bp, heap) for bp in bps}
+        parts, heap, total = cluster.in_process(bps)
         gc.collect()
         before = tracemalloc.get_traced_memory()[0]
-        end = run_inline(parts, heap, sum(len(bp.get("arrivals", ())) for bp in bps), s["stop"],
-                         cluster.lookahead(s), None)
+        end = run_inline(parts, heap, total, s["stop"], cluster.lookahead(s), None)
         gc.collect()
         return tracemalloc.get_traced_memory()[0] - before, end
     finally:

@@ -172,12 +172,10 @@ def dispatches(case: tuple) -> int:
     runs the same slices in the 10-ms case: its figures must agree)."""
     from emu.engine import cluster
     from emu.engine.inline import run_inline
-    from emu.engine.kernel import Heap
     from emu.inputs import scenario
     s = scenario.load(ROOT / case[0], case[1])
-    heap, bps = Heap(), cluster.blueprints(s)
-    parts = {bp["id"]: cluster.make(bp, heap) for bp in bps}
-    run_inline(parts, heap, sum(len(bp.get("arrivals", ())) for bp in bps), s["stop"], cluster.lookahead(s))
+    parts, heap, total = cluster.in_process(cluster.blueprints(s))
+    run_inline(parts, heap, total, s["stop"], cluster.lookahead(s))
     return sum(p.cpu.dispatches for p in parts.values() if hasattr(p, "cpu"))
 
 
