@@ -33,7 +33,7 @@ def _reached(job: Job) -> bool:
 
 class FluidCPU:
     __slots__ = ("q", "speed", "on_stop", "efficiency", "ready", "active", "share", "capacity", "overhead", "timer",
-                 "last", "busy", "work", "switching")
+                 "last", "busy", "work", "switching", "held")
 
     def __init__(self, queue: EventQueue, speed: float, on_stop: Callable[[Job], bool],
                  time_slice: float, context_switch: float, insertion=None):
@@ -47,6 +47,7 @@ class FluidCPU:
         self.timer = Timer(queue, self._stop_due)
         self.last = 0.0
         self.busy = self.work = self.switching = 0.0   # seconds busy, ops delivered, seconds switching
+        self.held = 0           # jobs holding the CPU while they wait (`hold`): none of the ready ones runs
 
     # -- the interface ---------------------------------------------------------------------------------------
     def add(self, job: Job, reason: str = "arrival") -> None:
@@ -73,6 +74,14 @@ class FluidCPU:
         self._regroup()
         self._plan()
 
+    def hold(self, by: int = 1) -> None:
+        """A job that left the ready set holds the CPU while it waits (paper 002's synchronous remote fault): no
+        ready job runs until it lets go (`by = -1`). The held time is busy time, neither work nor switching."""
+        self.settle()
+        self.held += by
+        self._regroup()
+        self._plan()
+
     def queue_length(self) -> int:
         return len(self.ready)
 
@@ -80,11 +89,13 @@ class FluidCPU:
         """Seconds busy as of now, read without settling: a look (a load sample) leaves the jobs' accounting as
         it was, so that how often a run is sampled does not change its numbers."""
         dt = self.q.now - self.last
-        return self.busy + dt if dt > 0 and self.ready else self.busy
+        return self.busy + dt if dt > 0 and (self.ready or self.held) else self.busy
 
     # -- the model -------------------------------------------------------------------------------------------
     def _regroup(self) -> None:
-        if not self.ready:
+        if not self.ready or self.held:
+            for j in self.ready:
+                j.state = "ready"
             self.active, self.share = [], 0.0
             return
         ready = self.ready
@@ -111,6 +122,13 @@ class FluidCPU:
         dt = now - self.last
         self.last = now
         if dt <= 0 or not self.ready:
+            if dt > 0 and self.held:
+                self.busy += dt
+            return
+        if self.held:               # the ready jobs wait
+            self.busy += dt
+            for j in self.ready:
+                j.queue += dt
             return
         share = self.share
         ran, progress = dt * share, dt * share * self.speed

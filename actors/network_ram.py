@@ -4,9 +4,11 @@ The node borrows idle memory on peers for the part of its overflow its policy ch
 grant). A share of its page faults equal to the share of the overflow held remotely is then served by the
 hosts: a page request, and the pages back over the host's link (or the shared bus), charged to the job as
 paging time (`page`) and, within it, as `remote_paging` (the paper's networking time of remote paging; `net`
-stays time on the wire between nodes). The node hands memory back as soon as it no longer overflows, and a host
-evicts guest pages as soon as its own jobs need the memory (local priority), sending them back to their owner;
-the owner borrows elsewhere at its next load-index refresh, and meanwhile those faults go to its disk. A page
+stays time on the wire between nodes). Meanwhile the job sleeps and the CPU serves the node's other jobs, or,
+with `memory.remote_fault = "holds_cpu"`, it holds the CPU until its pages come (a synchronous fetch). The
+node hands memory back as soon as it no longer overflows, and a host evicts guest pages as soon as its own jobs
+need the memory (local priority), sending them back to their owner; the owner borrows elsewhere at its next
+load-index refresh, and meanwhile those faults go to its disk. A page
 request in flight is served even if its pages were just evicted (they are on their way back anyway).
 
 The amounts live in the node's pager (`remote`, `asked`, `lent`, `guest`); this object holds the jobs
@@ -43,6 +45,8 @@ class NetworkRAM:
         job.state = "blocked"
         self.paging[job.id] = (job, node.q.now)
         node.send(host, "page_request", {"job_id": job.id, "pages": pages})
+        if node.holds_cpu:
+            node.cpu.hold()
         return True
 
     def _fault_host(self) -> int | None:
@@ -106,4 +110,6 @@ class NetworkRAM:
         else:                               # page_reply
             job, since = self.paging.pop(p["job_id"])
             job.remote_paging += node.q.now - since
+            if node.holds_cpu:
+                node.cpu.hold(-1)
             node.unblock((job, "page", since))

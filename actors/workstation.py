@@ -53,6 +53,7 @@ class Workstation(Participant):
         self.pages = None if mem["fault_model"] != "pages" else PageMemory(
             int((spec["memory_size"] - disk["buffer_cache"]) // mem["page_size"]), self.rng, mem["lru"])
         self.insertion, self.fault_delay = insertion, mem["fault_delay"]
+        self.holds_cpu = mem["remote_fault"] == "holds_cpu"     # through a fault network RAM serves (paper 002)
         if cpu["mode"] == "quantum":
             self.cpu = QuantumCPU(
                 self.q, self.speed, self._on_stop, cpu["time_slice"], cpu["context_switch"],

@@ -55,6 +55,24 @@ def test_local_work_preempts_foreign_work_at_once(cpu_cls):
     assert finished[1] == (1, pytest.approx(1.5))
 
 
+def test_a_held_cpu_runs_no_ready_job_and_counts_busy():
+    """Paper 002's synchronous remote fault (`memory.remote_fault = "holds_cpu"`): while a job that left the
+    ready set holds the CPU, the ready jobs wait (queue time, no progress) and the time is busy, not work."""
+    q, cpu, finished = make(FluidCPU)
+    a = job(1, 1.0)
+    cpu.add(a)
+    q.run_until(0.25)
+    cpu.hold()
+    q.run_until(0.75)
+    cpu.replan()                # the jobs' accounts brought up to now
+    assert (a.done, a.cpu, a.queue) == (pytest.approx(0.25), pytest.approx(0.25), pytest.approx(0.5))
+    assert cpu.busy_time() == pytest.approx(0.75) and cpu.work == pytest.approx(0.25)
+    cpu.hold(-1)
+    q.run_until(100)
+    assert finished == [(1, pytest.approx(1.5))]
+    assert cpu.busy_time() == pytest.approx(1.5) and cpu.work == pytest.approx(1.0)
+
+
 def test_quantum_charges_context_switches():
     q, cpu, finished = make(QuantumCPU, slice_=0.1, cs=0.01)
     cpu.add(job(1, 1.0))

@@ -112,6 +112,19 @@ def test_network_ram_serves_the_overflow_instead_of_the_disk(paging):
         assert j["remote_paging"] <= j["page"] + 1e-9
 
 
+def test_a_remote_fault_that_holds_the_cpu_stalls_the_nodes_other_jobs():
+    """`memory.remote_fault = "holds_cpu"`: the same jobs and faults' draws, but while a job waits for pages from
+    a host no job of its node runs, so the node's jobs queue longer; the accounts still balance."""
+    args = ("p002/spec.toml", "cluster.nodes=6", *SMALL[1:], "policy=net_ram")
+    sleeps, holds = run(*args), run(*args, "memory.remote_fault=holds_cpu")
+    assert_balanced(holds)
+    s, h = sleeps["summary"]["metrics"], holds["summary"]["metrics"]
+    assert h["total_remote_paging_time"] > 0
+    assert h["total_queue_time"] > s["total_queue_time"]
+    with pytest.raises(scenario.ScenarioError, match="memory.remote_fault.*fluid"):
+        load(*args, "memory.remote_fault=holds_cpu", "cpu.mode=quantum")
+
+
 def test_a_hosts_own_jobs_come_before_its_guests(paging):
     """Oracle 7: wherever a node holds guest pages, its own demand fits in its memory beside them; and guests are
     evicted (sent back) when the host's own jobs grow."""

@@ -136,25 +136,26 @@ def test_p000_lineage_quick_sets_each_fault_setting_beside_the_paper(ray_local, 
 
 def test_p002_quick_writes_every_run_and_its_report(ray_local, tmp_path):
     """`nowemu reproduce p002 --quick`: the network study on 4 and 8 nodes (Base and Net_RAM x 2 networks, LS_RE
-    x 2 networks x 2 trace types) and the six schemes on Trace-1 of both groups. The report's figures are the runs' (here: Net_RAM's
+    x 2 networks x 2 trace types, Net_RAM holding the CPU x 2 networks) and the six schemes on Trace-1 of both
+    groups. The report's figures are the runs' (here: Net_RAM's
     networking share on 8 nodes at 100 Mbps, type 2, from its summary)."""
     report = tmp_path / "p002.md"
     assert cli.main(["reproduce", "p002", "--quick", "--out", str(tmp_path / "runs"), "--report", str(report)]) == 0
     runs = tmp_path / "runs"
     folders = {p.parent.relative_to(runs).parts[0] for p in runs.rglob("summary.json")}
-    assert folders == {"net-n4", "net-n4-ls_re", "net-n8", "net-n8-ls_re", "app-t1", "spec-t1", "app-t1-reservation",
-                       "spec-t1-reservation"}     # M-Reservation with paper 000's table, beside the other five
-    assert sum(1 for _ in runs.rglob("summary.json")) == 2 * (4 + 4) + 2 * (5 + 1)
+    assert folders == {"net-n4", "net-n4-ls_re", "net-n4-held", "net-n8", "net-n8-ls_re", "net-n8-held", "app-t1",
+                       "spec-t1", "app-t1-reservation", "spec-t1-reservation"}   # M-Reservation with paper 000's table
+    assert sum(1 for _ in runs.rglob("summary.json")) == 2 * (4 + 4 + 2) + 2 * (5 + 1)
     share = json.loads((runs / "net-n8" / "net_ram-100_Mbps-s1" / "summary.json").read_text())["metrics"]["network_share"]
     text = report.read_text()
     assert f"| Fig. 4a | Net_RAM's networking share, 8 nodes, 100 Mbps, type 2 | 9 % (16 nodes) | {100 * share:.2f} % |" in text
     claims = [line for line in text.splitlines() if line.startswith(("| Fig. ", "| §"))]
-    assert len(claims) == 11 + 2 * 3 and all(("| yes |" in c) + ("| **no** |" in c) == 1 for c in claims)
+    assert len(claims) == 12 + 2 * 3 and all(("| yes |" in c) + ("| **no** |" in c) == 1 for c in claims)
     # picked up with --resume: every run is read back, none is run again, and the claims are the same
     (runs / "spec-t1" / "ls_re-s1" / "summary.json").unlink()            # as if stopped before its end
     again = tmp_path / "again.md"
     assert cli.main(["reproduce", "p002", "--quick", "--out", str(runs), "--resume", "--report", str(again)]) == 0
-    assert "which read 27 of the runs from an earlier one" in again.read_text()
+    assert "which read 31 of the runs from an earlier one" in again.read_text()
     assert [line for line in again.read_text().splitlines() if line.startswith(("| Fig. ", "| §"))] == claims
 
 

@@ -141,11 +141,15 @@ def check_owner(path: str, base: Path, o: dict, nodes: int) -> None:
 
 
 def check_coscheduling(path: str, scenario: dict) -> None:
-    """Paper 001's pieces need each other: page-level memory and a run-queue insertion policy need the quantum
-    CPU (they act at each dispatch), and tasks that the policy maps need a policy that maps them."""
+    """Pieces that need each other: paper 001's page-level memory and run-queue insertion policy need the
+    quantum CPU (they act at each dispatch), a CPU held through remote faults (paper 002) the fluid one, and tasks
+    that the policy maps need a policy that maps them."""
     import policies
     maps_tasks = policies.load(scenario["policy"]["name"]).maps_tasks
     quantum = scenario["cpu"]["mode"] == "quantum"
+    if scenario["memory"]["remote_fault"] == "holds_cpu" and quantum:
+        raise ScenarioError(f"{path}: field 'memory.remote_fault': 'holds_cpu' needs cpu.mode = 'fluid' (the "
+                            "quantum CPU has no held state)")
     if scenario["memory"]["fault_model"] == "pages" and not quantum:
         raise ScenarioError(f"{path}: field 'memory.fault_model': 'pages' needs cpu.mode = 'quantum' (a page "
                             f"reference at each dispatch)")

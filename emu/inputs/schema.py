@@ -135,6 +135,10 @@ SCHEMA = {
         "fault_model": F("str", "overflow", choices=("overflow", "demand_ratio", "pages")),
         "fault_rate": F("fault_rate", 0.0, minimum=0),
         "fault_batch": F("int", 1, minimum=1),
+        # a fault burst served by network RAM (paper 002): the job sleeps while its pages come and the CPU goes to
+        # the node's other jobs, as for a disk fault; or it holds the CPU (a synchronous remote fetch, the
+        # others wait too: the reading under which the network's speed reaches every job on the node)
+        "remote_fault": F("str", "sleeps", choices=("sleeps", "holds_cpu")),
         # "pages" (paper 001, actors/pages.py): a fault's delay and the LRU's stamps ("task": all of a
         # dispatched task's working set; "page": the referenced page)
         "fault_delay": F("time", "20 ms", positive=True),
