@@ -177,14 +177,15 @@ WHY_APP = ("the paging model that brings SPEC to the paper's figures (1 fault pe
            "App is met best at 0.5 /MI (docs/calibration/p000-lineage.md), and no per-program rate is printed")
 
 
-def _occupancy(run: dict) -> tuple[float, float, float, float]:
+def _occupancy(run: dict) -> tuple[float, ...]:
     """From a run's nodes.csv, time-averaged over its sample periods: the cluster's idle memory (MB), the part of
-    it on nodes reserving or reserved, the jobs resident and the jobs pending."""
-    totals = defaultdict(lambda: [0.0, 0.0, 0, 0])
+    it on nodes reserving or reserved, the jobs resident, the jobs pending; and the idle memory (MB) averaged
+    over the periods when some node is blocked only."""
+    totals = defaultdict(lambda: [0.0, 0.0, 0, 0, False])
     with open_text(samples_file(run["folder"])) as fh:
         rows = csv.reader(fh)
         head = next(rows)
-        at, idle, jobs, pending = (head.index(k) for k in ("time", "idle", "jobs", "pending"))
+        at, idle, jobs, pending, blocked = (head.index(k) for k in ("time", "idle", "jobs", "pending", "blocked"))
         state = head.index("reservation") if "reservation" in head else None
         for row in rows:
             x = totals[row[at]]
@@ -193,8 +194,11 @@ def _occupancy(run: dict) -> tuple[float, float, float, float]:
                 x[1] += float(row[idle])
             x[2] += int(row[jobs])
             x[3] += int(row[pending])
-    n = len(totals)
-    return tuple(sum(x[k] for x in totals.values()) / n / (2 ** 20 if k < 2 else 1) for k in range(4))
+            x[4] = x[4] or row[blocked] == "True"
+    n, mb = len(totals), 2 ** 20
+    while_blocked = [x[0] for x in totals.values() if x[4]]
+    return (*(sum(x[k] for x in totals.values()) / n / (mb if k < 2 else 1) for k in range(4)),
+            sum(while_blocked) / len(while_blocked) / mb if while_blocked else math.nan)
 
 
 def _idle_why(v: list[dict], g: list[dict]) -> str:
@@ -206,7 +210,8 @@ def _idle_why(v: list[dict], g: list[dict]) -> str:
             f"(time-averaged over the cluster), {mean(ov, 1):.0f} MB sits on the nodes reserving or reserved "
             f"(taking no jobs while they drain), and the rest on the others, which hold fewer jobs: {mean(ov, 2):.1f} "
             f"resident against G-Loadsharing's {mean(og, 2):.1f}, with {mean(ov, 3):.1f} waiting against "
-            f"{mean(og, 3):.1f}; no setting tried makes it fall (docs/p000.md, tenth part)")
+            f"{mean(og, 3):.1f}. Over the periods when some node is blocked it rises too: {mean(ov, 4):.0f} MB "
+            f"against {mean(og, 4):.0f}. No setting tried makes it fall (docs/p000.md, tenth part)")
 
 
 def _why(records: dict, group: str, m: str, t: int, bound) -> str:
