@@ -69,12 +69,32 @@ def test_bench_without_simpy_says_what_to_install(monkeypatch, capsys, tmp_path)
 
 def test_report_head_reads_back_what_it_writes():
     from emu.tools.reproduce import _head, read_head
-    for resumed in (0, 17):
+    for resumed, earlier, wall, count in ((0, (), 1937.0, 1), (17, (), 1937.0, 1),
+                                          (17, [{"wall": 600.0, "made": 17}], 2537.0, 2)):
         text = "Written by `nowemu reproduce p000` " + _head("2026-11-24 18:55 UTC", 60, "inline", 3269.4, 1937.2,
-                                                             resumed) + " on vm (Linux)."
-        assert read_head(text) == {"date": "2026-11-24 18:55 UTC", "runs": 60, "run_time": 3269.0, "wall": 1937.0,
-                                   "read_back": resumed}
+                                                             resumed, earlier) + " on vm (Linux)."
+        assert read_head(text) == {"date": "2026-11-24 18:55 UTC", "runs": 60, "run_time": 3269.0, "wall": wall,
+                                   "read_back": resumed, "invocations": count}
     assert read_head("no head here") is None
+
+
+def test_a_resumed_report_counts_the_wall_time_of_the_invocations_that_made_its_runs(tmp_path):
+    """OUT/invocations.jsonl: the earlier invocations' wall time is added only when they made every run read
+    back (one stopped before its end records nothing, and its time is unknown); runs made before the file was
+    kept are known from the head of the report they wrote, if it names OUT."""
+    from emu.tools.reproduce import INVOCATIONS, _earlier, _head
+    out, report = tmp_path / "runs", tmp_path / "p.md"
+    out.mkdir()
+    report.write_text("Written by `x` " + _head("2026-11-27 03:00 UTC", 252, "inline", 9000.0, 4800.0, 0) +
+                      f" on vm. (their results folders were written under `{out}`)")
+    assert _earlier(out, report, 252) == [{"date": "2026-11-27 03:00 UTC", "wall": 4800.0, "made": 252,
+                                          "invocations": 1}]
+    assert _earlier(out, report, 260) == []                     # some runs were made by an unknown invocation
+    assert len(_earlier(out, report, 240)) == 1                 # some of its runs were made again since
+    assert _earlier(tmp_path / "elsewhere", report, 252) == []   # the report's runs are not these
+    (out / INVOCATIONS).write_text('{"date": "d", "wall": 100.0, "made": 10}\n{"date": "e", "wall": 50.0, "made": 5}\n')
+    assert [e["wall"] for e in _earlier(out, report, 15)] == [100.0, 50.0]
+    assert _earlier(out, report, 16) == []                       # one more run than they made
 
 
 def test_bench_reads_the_head_of_every_full_reproduction_report():

@@ -155,7 +155,8 @@ def test_p002_quick_writes_every_run_and_its_report(ray_local, tmp_path):
     (runs / "spec-t1" / "ls_re-s1" / "summary.json").unlink()            # as if stopped before its end
     again = tmp_path / "again.md"
     assert cli.main(["reproduce", "p002", "--quick", "--out", str(runs), "--resume", "--report", str(again)]) == 0
-    assert "which read 31 of the runs from an earlier one" in again.read_text()
+    assert "over 2 invocations" in again.read_text()            # the first made every run read back, then one more
+    assert "which read 31 of the runs from the earlier ones" in again.read_text()
     assert [line for line in again.read_text().splitlines() if line.startswith(("| Fig. ", "| §"))] == claims
 
 

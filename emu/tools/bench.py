@@ -254,7 +254,8 @@ REPRODUCTION_AIMS = {"p000": 600.0, "p001": 3600.0, "p002": 5400.0, "p004": 900.
 def reproductions() -> list[dict]:
     """What the full reproductions' reports say they took: report, date, runs, runs read back from an earlier
     invocation, summed run time and wall time (s), and the aim (s, or None). A report whose runs were read
-    back does not measure the reproduction's wall time; its aim is then not judged."""
+    back measures the reproduction's wall time only with the invocations that made them (its head says over how
+    many); otherwise its aim is not judged."""
     from emu.tools.reproduce import DOCS, read_head
     rows = []
     for path in sorted(DOCS.glob("p*.md")):
@@ -269,8 +270,8 @@ def reproductions() -> list[dict]:
 def _reproduction_aim(r: dict) -> str:
     if r["aim"] is None:
         return ""
-    if r["read_back"]:
-        return "not judged: runs read back"
+    if r["read_back"] and r["invocations"] == 1:
+        return "not judged: runs read back"     # made by an invocation whose wall time the report does not know
     return "met" if r["wall"] <= r["aim"] else "**not met**"
 
 

@@ -11,12 +11,14 @@ A paper is a module `emu.tools.reproductions.<paper>` (a file, or a package when
     analyse(records, plots)      from the runs' records (by experiment), the `Claim`s and the report's
                                  sections (markdown lines); draws its PNG plots into `plots` when given
 Every run is a Ray task (`emu.tools.sweep_runs.execute`) writing its own results folder under OUT, so any number
-in the report can be traced to a run. The report (default docs/reproductions/<paper>.md, or <paper>-quick.md) is
+in the report can be traced to a run. Each invocation adds its wall time to OUT/invocations.jsonl: a report
+resumed from runs made by earlier invocations gives the wall time of all of them (what the runs took to make). The report (default docs/reproductions/<paper>.md, or <paper>-quick.md) is
 written whole by this command and never edited by hand; plots go beside it (matplotlib, optional).
 """
 from __future__ import annotations
 
 import importlib
+import json
 import math
 import pkgutil
 import platform
@@ -158,6 +160,10 @@ def main(args) -> int:
         sweep_runs.execute([r for r in runs if r["runtime"] != "paced"], out, args.address, done=done, resume=args.resume)
         sweep_runs.execute(paced, out, args.address, parallel=1, done=done, resume=args.resume)
     wall = time.perf_counter() - start
+    earlier = _earlier(out, report, sum(1 for r in runs if r.get("resumed"))) if args.resume else []
+    with open(out / INVOCATIONS, "a") as fh:
+        fh.write(json.dumps({"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "wall": wall,
+                             "made": sum(1 for r in runs if not r.get("resumed"))}) + "\n")
     failed = [r for r in runs if r["error"]]
     records = {e.name: [r for r in runs if r["experiment"] == e.name] for e in experiments}
     plots = report.parent / stem
@@ -176,7 +182,7 @@ def main(args) -> int:
                       {True: "[green]yes[/]", False: "[red]no[/]", None: "not measured"}[c.holds])
     console.print(table)
     report.parent.mkdir(parents=True, exist_ok=True)
-    report.write_text(_markdown(paper, args, claims, sections, runs, failed, wall, out, plots, report))
+    report.write_text(_markdown(paper, args, claims, sections, runs, failed, wall, out, plots, report, earlier))
     console.print(f"report: {report}   runs: {out}/   wall {wall:.0f} s"
                   f"{f'   [red]{len(failed)} run(s) failed[/]' if failed else ''}")
     return 1 if failed else 0
@@ -186,28 +192,54 @@ def _holds(holds: bool | None) -> str:
     return {True: "yes", False: "**no**", None: "not measured"}[holds]
 
 
-def _head(date: str, runs: int, runtime: str, run_time: float, wall: float, resumed: int) -> str:
-    """What a report's first line says of its runs; `read_head` reads it back (docs/benchmarks.md's table)."""
-    return (f"on {date}: {runs} runs ({runtime}, {run_time:.0f} s of run time summed over them) in {wall:.0f} s "
-            f"of wall time" + (f" (this invocation, which read {resumed} of the runs from an earlier one)"
-                               if resumed else ""))
+INVOCATIONS = "invocations.jsonl"       # in OUT: a line per invocation (date, wall, runs it made)
+
+
+def _earlier(out: Path, report: Path, resumed: int) -> list[dict]:
+    """The earlier invocations that made the `resumed` runs read back from `out`, from its invocations.jsonl; for
+    runs made before that file was kept, the head of the report they wrote (at `report`, if it names `out`). Empty
+    unless they account for every run read back (an invocation stopped before its end records nothing)."""
+    path = out / INVOCATIONS
+    if path.exists():
+        earlier = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    else:
+        text = report.read_text() if report.exists() else ""
+        head = read_head(text)
+        full = head is not None and f"written under `{out}`" in text and (not head["read_back"] or head["invocations"] > 1)
+        earlier = [{"date": head["date"], "wall": head["wall"], "made": head["runs"] - head["read_back"],
+                    "invocations": head["invocations"]}] if full else []
+    return earlier if sum(e["made"] for e in earlier) >= resumed else []
+
+
+def _head(date: str, runs: int, runtime: str, run_time: float, wall: float, resumed: int, earlier=()) -> str:
+    """What a report's first line says of its runs; `read_head` reads it back (docs/benchmarks.md's table). With
+    the earlier invocations that made the runs read back, the wall time is theirs and this one's."""
+    text = f"on {date}: {runs} runs ({runtime}, {run_time:.0f} s of run time summed over them) in "
+    if earlier:
+        count = 1 + sum(e.get("invocations", 1) for e in earlier)
+        return text + (f"{wall + sum(e['wall'] for e in earlier):.0f} s of wall time over {count} invocations "
+                       f"(this one {wall:.0f} s, which read {resumed} of the runs from the earlier ones)")
+    return text + f"{wall:.0f} s of wall time" + (
+        f" (this invocation, which read {resumed} of the runs from an earlier one)" if resumed else "")
 
 
 _HEAD = re.compile(r"on (.+? UTC): (\d+) runs \(\w+, (\d+) s of run time summed over them\) in (\d+) s of "
-                   r"wall time(?: \(this invocation, which read (\d+) of the runs)?")
+                   r"wall time(?: over (\d+) invocations \(this one \d+ s, which read (\d+) of the runs)?"
+                   r"(?: \(this invocation, which read (\d+) of the runs)?")
 
 
 def read_head(text: str) -> dict | None:
     """A report's head as `_head` wrote it: date, runs, run_time and wall (s), read_back (runs read from an
-    earlier invocation); None if the text has none."""
+    earlier invocation) and invocations (how many made the runs, the wall time theirs); None if the text has
+    none."""
     head = _HEAD.search(text)
     if head is None:
         return None
     return {"date": head[1], "runs": int(head[2]), "run_time": float(head[3]), "wall": float(head[4]),
-            "read_back": int(head[5] or 0)}
+            "read_back": int(head[6] or head[7] or 0), "invocations": int(head[5] or 1)}
 
 
-def _markdown(paper, args, claims, sections, runs, failed, wall, out, plots, report) -> str:
+def _markdown(paper, args, claims, sections, runs, failed, wall, out, plots, report, earlier) -> str:
     command = f"nowemu reproduce {args.paper}" + (" --quick" if args.quick else "") + \
         (f" --seeds {args.seeds}" if args.seeds else "") + (f" --runtime {args.runtime}" if args.runtime != "inline" else "")
     resumed = sum(1 for r in runs if r.get("resumed"))
@@ -216,7 +248,7 @@ def _markdown(paper, args, claims, sections, runs, failed, wall, out, plots, rep
         command += f" --out {out} --resume"
     L = [f"# Reproduction: {paper.TITLE}", "",
          f"Written by `{command}` "
-         f"{_head(time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()), len(runs), args.runtime, run_time, wall, resumed)}"
+         f"{_head(time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()), len(runs), args.runtime, run_time, wall, resumed, earlier)}"
          f" on {platform.node() or 'this machine'} "
          f"({platform.platform()}). Every number below comes from those runs (their results folders were "
          f"written under `{out}`); re-run the command to re-measure. Do not edit this file by hand.", ""]
