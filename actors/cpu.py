@@ -121,14 +121,11 @@ class FluidCPU:
         now = self.q.now
         dt = now - self.last
         self.last = now
-        if dt <= 0 or not self.ready:
-            if dt > 0 and self.held:
+        if dt <= 0 or not self.ready or self.held:
+            if dt > 0 and self.held:        # busy, held: the ready jobs wait
                 self.busy += dt
-            return
-        if self.held:               # the ready jobs wait
-            self.busy += dt
-            for j in self.ready:
-                j.queue += dt
+                for j in self.ready:
+                    j.queue += dt
             return
         share = self.share
         ran, progress = dt * share, dt * share * self.speed
@@ -310,9 +307,10 @@ class QuantumCPU:
         """The current slice ended: its job reached a stop, or its quantum ran out (a bare expiry: it goes to
         the back of the run queue). Fine slices mostly end bare: while the next one also will, before anything
         else can happen (an event anywhere in the heap, a lazy sample, or the runtime's horizon), it is ended
-        here at once, with the same steps in the same order as through the heap, without the heap's cost. A bare expiry
-        schedules nothing (an insertion policy only orders the run queue), so what comes first is known
-        before the loop; only a dispatch's page reference may (a fault), and the bound is then taken again."""
+        here at once, with the same steps in the same order as through the heap, without the heap's cost. A
+        bare expiry schedules nothing (an insertion policy only orders the run queue), so what comes first is
+        known before the loop; only a dispatch's page reference may (a fault), and the bound is then taken
+        again."""
         job, q, speed = self.current, self.q, self.speed
         self._settle_current()
         self.current = None

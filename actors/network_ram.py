@@ -8,8 +8,8 @@ stays time on the wire between nodes). Meanwhile the job sleeps and the CPU serv
 with `memory.remote_fault = "holds_cpu"`, it holds the CPU until its pages come (a synchronous fetch). The
 node hands memory back as soon as it no longer overflows, and a host evicts guest pages as soon as its own jobs
 need the memory (local priority), sending them back to their owner; the owner borrows elsewhere at its next
-load-index refresh, and meanwhile those faults go to its disk. A page
-request in flight is served even if its pages were just evicted (they are on their way back anyway).
+load-index refresh, and meanwhile those faults go to its disk. A page request in flight is served even if its
+pages were just evicted (they are on their way back anyway).
 
 The amounts live in the node's pager (`remote`, `asked`, `lent`, `guest`); this object holds the jobs
 waiting for pages from a host, and the messages' handling.

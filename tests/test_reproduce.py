@@ -153,11 +153,13 @@ def test_p002_quick_writes_every_run_and_its_report(ray_local, tmp_path):
     assert len(claims) == 12 + 2 * 3 and all(("| yes |" in c) + ("| **no** |" in c) == 1 for c in claims)
     # picked up with --resume: every run is read back, none is run again, and the claims are the same
     (runs / "spec-t1" / "ls_re-s1" / "summary.json").unlink()            # as if stopped before its end
-    again = tmp_path / "again.md"
-    assert cli.main(["reproduce", "p002", "--quick", "--out", str(runs), "--resume", "--report", str(again)]) == 0
-    assert "over 2 invocations" in again.read_text()            # the first made every run read back, then one more
-    assert "which read 31 of the runs from the earlier ones" in again.read_text()
-    assert [line for line in again.read_text().splitlines() if line.startswith(("| Fig. ", "| §"))] == claims
+    (runs / "invocations.jsonl").unlink()          # as if made before OUT kept them: the first is read from the head
+    resume = ["reproduce", "p002", "--quick", "--out", str(runs), "--resume", "--report", str(report)]
+    assert cli.main(resume) == 0
+    assert "over 2 invocations" in report.read_text()            # the first made every run read back, then one more
+    assert "which read 31 of the runs from the earlier ones" in report.read_text()
+    assert [line for line in report.read_text().splitlines() if line.startswith(("| Fig. ", "| §"))] == claims
+    assert cli.main(resume) == 0 and "over 3 invocations" in report.read_text()   # the first stays counted
 
 
 def test_p001_quick_writes_every_run_and_its_report(ray_local, tmp_path):

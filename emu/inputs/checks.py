@@ -140,7 +140,7 @@ def check_owner(path: str, base: Path, o: dict, nodes: int) -> None:
 
 
 
-def check_coscheduling(path: str, scenario: dict) -> None:
+def check_pieces(path: str, scenario: dict) -> None:
     """Pieces that need each other: paper 001's page-level memory and run-queue insertion policy need the
     quantum CPU (they act at each dispatch), a CPU held through remote faults (paper 002) the fluid one, and tasks
     that the policy maps need a policy that maps them."""

@@ -17,7 +17,7 @@ import tomllib
 from pathlib import Path
 
 from emu.inputs import SCENARIOS
-from emu.inputs.checks import check_coscheduling, check_name, check_owner, check_policy, check_workload
+from emu.inputs.checks import check_pieces, check_name, check_owner, check_policy, check_workload
 from emu.inputs.errors import ScenarioError
 from emu.inputs.schema import MAX_NODES, NODE, SCHEMA, check_table
 
@@ -98,7 +98,7 @@ def load(source, overrides: list[str] = ()) -> dict:
             raise ScenarioError(f"{path}: field 'workload[{i}].closed': a closed stream never runs out of jobs; it "
                                 f"needs stop.when = 'time'")
     check_owner(path, Path(path).parent, scenario["owner"], n_nodes)
-    check_coscheduling(path, scenario)
+    check_pieces(path, scenario)
     per_mi(path, raw, scenario)
     scenario["file"] = path
     return scenario

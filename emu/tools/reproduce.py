@@ -12,8 +12,9 @@ A paper is a module `emu.tools.reproductions.<paper>` (a file, or a package when
                                  sections (markdown lines); draws its PNG plots into `plots` when given
 Every run is a Ray task (`emu.tools.sweep_runs.execute`) writing its own results folder under OUT, so any number
 in the report can be traced to a run. Each invocation adds its wall time to OUT/invocations.jsonl: a report
-resumed from runs made by earlier invocations gives the wall time of all of them (what the runs took to make). The report (default docs/reproductions/<paper>.md, or <paper>-quick.md) is
-written whole by this command and never edited by hand; plots go beside it (matplotlib, optional).
+resumed from runs made by earlier invocations gives the wall time of all of them (what the runs took to make).
+The report (default docs/reproductions/<paper>.md, or <paper>-quick.md) is written whole by this command and
+never edited by hand; plots go beside it (matplotlib, optional).
 """
 from __future__ import annotations
 
@@ -161,9 +162,11 @@ def main(args) -> int:
         sweep_runs.execute(paced, out, args.address, parallel=1, done=done, resume=args.resume)
     wall = time.perf_counter() - start
     earlier = _earlier(out, report, sum(1 for r in runs if r.get("resumed"))) if args.resume else []
+    kept = (out / INVOCATIONS).exists()       # if not, the earlier ones (from a report's head) enter it first
     with open(out / INVOCATIONS, "a") as fh:
-        fh.write(json.dumps({"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "wall": wall,
-                             "made": sum(1 for r in runs if not r.get("resumed"))}) + "\n")
+        for e in ([] if kept else earlier) + [{"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                                               "wall": wall, "made": sum(1 for r in runs if not r.get("resumed"))}]:
+            fh.write(json.dumps(e) + "\n")
     failed = [r for r in runs if r["error"]]
     records = {e.name: [r for r in runs if r["experiment"] == e.name] for e in experiments}
     plots = report.parent / stem
@@ -205,7 +208,8 @@ def _earlier(out: Path, report: Path, resumed: int) -> list[dict]:
     else:
         text = report.read_text() if report.exists() else ""
         head = read_head(text)
-        full = head is not None and f"written under `{out}`" in text and (not head["read_back"] or head["invocations"] > 1)
+        full = (head is not None and f"written under `{out}`" in text
+                and (not head["read_back"] or head["invocations"] > 1))
         earlier = [{"date": head["date"], "wall": head["wall"], "made": head["runs"] - head["read_back"],
                     "invocations": head["invocations"]}] if full else []
     return earlier if sum(e["made"] for e in earlier) >= resumed else []

@@ -113,6 +113,13 @@ def _per_excess(rs: list[dict]) -> tuple[float, float]:
     return mean_ci([r["metrics"]["mean_response"] / (offered_load(r["config"]) - 1) for r in rs])
 
 
+def _paging(rs: list[dict]) -> str:
+    """A scheme's total paging time (1000 s) and its ratio to CPU time, means over its runs."""
+    page = mean_ci(metric(rs, "total_page_time"))[0]
+    ratio = mean_ci([r["metrics"]["total_page_time"] / r["metrics"]["total_cpu_time"] for r in rs])[0]
+    return f"{page / 1e3:,.0f} / {ratio:.2f}"
+
+
 def _small(mean: float, paper: float) -> str:
     """The ±10-point band is wider than a share of a few percent: say so when a share inside it is far below."""
     if abs(mean - paper) <= BAND and mean < paper / 2:
@@ -209,6 +216,12 @@ def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
             rec = records[f"{group}-t{t}"]
             lines.append(f"| Trace-{t} | {fmt(*offered(rec), 2)} | " + " | ".join(
                 fmt(*mean_ci(metric(select(rec, policy=p), "total_execution_time")), 0, 1e-3) for p in policies) + " |")
+        lines += ["", "Where the time goes: total paging time (disk and network RAM, 1000 s) and, after the slash, "
+                  "paging over CPU time, mean over the seeds.", "",
+                  "| trace | " + " | ".join(NAMES[p] for p in policies) + " |", "|---" * (len(policies) + 1) + "|"]
+        for t in traces:
+            rec = records[f"{group}-t{t}"]
+            lines.append(f"| Trace-{t} | " + " | ".join(_paging(select(rec, policy=p)) for p in policies) + " |")
         lines.append("")
         best = []
         for t in traces:
