@@ -207,3 +207,22 @@ def test_paced_actors_post_their_lateness_and_late_counts(ray_local):
     nodes = workstations(seen[-1])
     assert len(nodes) == 8 and all(s["lateness_p99"] >= 0 and isinstance(s["late"], dict) for s in nodes)
     assert any(line.startswith("fidelity  lateness p99") for line in draw(Dashboard(seen[-1], 1.0, 20, 20)))
+
+
+def test_drawing_the_view_makes_no_cyclic_garbage():
+    """An inline run keeps Python's cyclic collector off, watched or not (`emu.engine.run.collector_paused`):
+    safe only while everything the view makes to draw its frames is freed by reference counting."""
+    import gc
+    parts, total, _ = midrun(60.0)
+    snaps = [p.snapshot() for p in parts.values()]
+    console = Console(file=io.StringIO(), width=120, height=50, force_terminal=True)
+    gc.collect()
+    gc.disable()
+    try:
+        with LiveView(console, total, "inline", None, "t") as view:
+            for i in range(20):
+                view.next = 0.0                     # due: every call draws a frame
+                view(60.0 + i, 0, lambda: snaps)
+        assert view.frames == 20 and gc.collect() == 0
+    finally:
+        gc.enable()

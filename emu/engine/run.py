@@ -26,15 +26,17 @@ def run(scenario: dict, runtime: str | None = None, speed: float | None = None, 
         raise ScenarioError("actors: the inline runtime runs every participant in this process; --actors is for "
                             "the paced runtime")
     speed = speed or scenario["speed"]
-    with collector_paused(runtime == "inline" and progress is None):
+    with collector_paused(runtime == "inline"):
         return _run(scenario, runtime, speed, address, progress, log, actors)
 
 
 @contextmanager
 def collector_paused(pause: bool):
-    """Python's cyclic garbage collector off for an inline run without a live view (whose rendering is not
-    ours to vouch for): the model makes no cyclic garbage as it runs, so the collections it would start while the
-    workload and the results are built and the events run are pure cost (commit b5ed3a3 measures both)."""
+    """Python's cyclic garbage collector off for an inline run: the model makes no cyclic garbage as it runs, so
+    the collections it would start while the workload and the results are built and the events run are pure cost
+    (commit b5ed3a3 measures both). Nor does the live view: a run of the quick start with 8000 jobs leaves the
+    same 51,921 unreachable objects (the participants' own cycles, freed after the run) with the view drawing as
+    without it, and with the collector on the view cost 2-4 % more wall time, nearly all of it collections."""
     was = gc.isenabled()
     if pause:
         gc.disable()
