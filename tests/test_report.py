@@ -131,3 +131,15 @@ def test_run_files_that_cannot_be_read_are_one_line(folders, tmp_path, name, dam
             report._read_csv(results.samples_file(run))
     message = str(caught.value)
     assert "\n" not in message and str(run) in message and name.split(".")[0] in message
+
+
+def test_runs_that_kept_no_samples_are_reported_without_their_cluster_plots(folders, tmp_path):
+    """`nowemu reproduce p002` keeps no nodes.csv (`Experiment.samples`): its runs are still tables and Gantts."""
+    pytest.importorskip("matplotlib")
+    sweep = tmp_path / "sweep"
+    shutil.copytree(folders / "sweep", sweep)
+    for path in sweep.rglob("nodes.csv*"):
+        path.unlink()
+    assert cli.main(["report", str(sweep), "--out", str(tmp_path / "out")]) == 0
+    assert {p.name for p in (tmp_path / "out").glob("*.png")} == {
+        "metrics.png", *(f"policy_{p}-gantt.png" for p in ("local", "cpu_threshold"))}

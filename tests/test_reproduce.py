@@ -146,6 +146,7 @@ def test_p002_quick_writes_every_run_and_its_report(ray_local, tmp_path):
     assert folders == {"net-n4", "net-n4-ls_re", "net-n4-held", "net-n8", "net-n8-ls_re", "net-n8-held", "app-t1",
                        "spec-t1", "app-t1-reservation", "spec-t1-reservation"}   # M-Reservation with paper 000's table
     assert sum(1 for _ in runs.rglob("summary.json")) == 2 * (4 + 4 + 2) + 2 * (5 + 1)
+    assert not list(runs.rglob("nodes.csv*")) and len(list(runs.rglob("jobs.csv"))) == 32   # no samples kept
     share = json.loads((runs / "net-n8" / "net_ram-100_Mbps-s1" / "summary.json").read_text())["metrics"]["network_share"]
     text = report.read_text()
     assert f"| Fig. 4a | Net_RAM's networking share, 8 nodes, 100 Mbps, type 2 | 9 % (16 nodes) | {100 * share:.2f} % |" in text

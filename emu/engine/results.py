@@ -227,10 +227,12 @@ def checks(jobs, table: _JobTable, stats, end, complete: bool = True) -> dict:
     }
 
 
-def write(result: dict, out: Path, compress_samples: bool = False) -> Path:
+def write(result: dict, out: Path, compress_samples: bool = False, samples: bool = True) -> Path:
+    """A results folder; without `samples`, no nodes.csv (their figures are in the summary all the same)."""
     out.mkdir(parents=True, exist_ok=True)
     _csv(out / "jobs.csv", result["jobs"])
-    _csv(out / ("nodes.csv.gz" if compress_samples else "nodes.csv"), result["samples"])
+    if samples:
+        _csv(out / ("nodes.csv.gz" if compress_samples else "nodes.csv"), result["samples"])
     with open(out / "events.jsonl", "w") as fh:
         for e in result["events"]:
             fh.write(json.dumps(e) + "\n")

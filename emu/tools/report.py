@@ -118,6 +118,8 @@ def plot_metrics(rows: list[dict], out: Path) -> Path:
 def plot_cluster(folder: Path, name: str, out: Path) -> Path | None:
     """Memory demand, idle memory and run-queue length of the whole cluster over time (None: no samples)."""
     from matplotlib.figure import Figure
+    if not results.samples_file(folder).exists():     # a run that kept none (`nowemu reproduce p002`'s)
+        return None
     samples = _read_csv(results.samples_file(folder))
     if not samples:
         return None

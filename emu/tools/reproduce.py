@@ -45,6 +45,7 @@ class Experiment:
     sets: list = field(default_factory=list)
     seeds: int = 1
     runtime: str | None = None         # None: the command's --runtime; paced runs run one at a time, after the rest
+    samples: bool = True               # False: the runs write no nodes.csv (for a report that reads none)
 
 
 @dataclass
@@ -145,7 +146,7 @@ def main(args) -> int:
     for e in experiments:                         # every scenario of every experiment checked before any runs
         _, planned = sweep.plan(SCENARIOS / e.scenario, e.sets, e.seeds, e.runtime or args.runtime)
         for r in planned:
-            r["experiment"], r["dir"] = e.name, f"{e.name}/{r['dir']}"
+            r["experiment"], r["dir"], r["samples"] = e.name, f"{e.name}/{r['dir']}", e.samples
             r["folder"] = out / r["dir"]            # an analysis may read a run's own files (its events)
         runs += planned
     start = time.perf_counter()

@@ -27,13 +27,13 @@ def check_error(summary: dict) -> str | None:
     return None if summary["checks"]["jobs_accounted"] else "check jobs_accounted failed"
 
 
-def run_one(config: dict, runtime: str, out: str) -> dict:
-    """One run of a sweep (the body of its Ray task): run, write the results folder, and return its metrics
-    (all of summary.json's: `nowemu reproduce` reads more than the sweep table) and wall time. Errors come
-    back as a one-line `error`, so that one failed run does not end the sweep."""
+def run_one(config: dict, runtime: str, out: str, samples: bool = True) -> dict:
+    """One run of a sweep (the body of its Ray task): run, write the results folder (nodes.csv only with
+    `samples`), and return its metrics (all of summary.json's: `nowemu reproduce` reads more than the sweep
+    table) and wall time. Errors come back as a one-line `error`, so that one failed run does not end the sweep."""
     try:
         result = run(config, runtime)
-        results.write(result, Path(out), compress_samples=True)     # hundreds of runs: their samples add up
+        results.write(result, Path(out), compress_samples=True, samples=samples)   # hundreds of runs: they add up
     except Exception as exc:
         return {"error": one_line(exc), "metrics": None}
     return outcome(result["summary"])
@@ -133,7 +133,7 @@ def execute(runs: list[dict], out: Path, address: str | None = None, parallel: i
     while waiting or flying:
         while waiting and len(flying) < (parallel or len(runs)):
             r = waiting.pop(0)
-            flying[task.remote(r["config"], r["runtime"], str((out / r["dir"]).resolve()))] = r
+            flying[task.remote(r["config"], r["runtime"], str((out / r["dir"]).resolve()), r.get("samples", True))] = r
         [ref], _ = ray.wait(list(flying), num_returns=1)
         r = flying.pop(ref)
         try:
