@@ -4,7 +4,9 @@
 Work is in operations (see `emu.inputs.units`); a job with `work` ops runs `work / speed` seconds on a CPU of
 `speed` op/s. Memory demand changes over the job's life: `memory` is a step profile of
 `(fraction of work done, bytes)` points, the demand at progress f being that of the last point at or before f.
-Explicit I/O is `io_rate` requests per op of work, each of `io_size` bytes, a share `io_read` of them reads.
+Explicit I/O is `io_rate` requests per op of work, each of `io_size` bytes (a Gamma of that mean and deviation
+`io_size_sd` when it is above 0), a share `io_read` of them reads; `io_reaccess` is how many times the job
+accesses each datum again (paper 003's r, for the buffer cache's "reaccess" model).
 
 The response time of a finished job splits exactly into the time it spent on a CPU (`cpu`), waiting for
 one (`queue`: ready-queue waits, context switches, the pending pool), blocked on page faults (`page`) or
@@ -36,6 +38,8 @@ class Job:
     io_rate: float = 0.0
     io_size: float = 0.0
     io_read: float = 1.0
+    io_size_sd: float = 0.0
+    io_reaccess: float = 0.0
     program: str = ""
     cls: str = "local"
     migratable: bool = True
@@ -98,7 +102,7 @@ class Job:
     _LOCAL = ("stop_at", "fault_at", "since", "mark", "priority", "sync_at", "mes", "de")
     # carried only when set, so that the other papers' job messages keep their size
     _OPTIONAL = {"burst": 0.0, "burst_seed": 0, "tasks": 0, "working_set": 1.0, "working_set_sd": 0.0,
-                 "ws_phase": 0.0}
+                 "ws_phase": 0.0, "io_size_sd": 0.0, "io_reaccess": 0.0}
 
     def __post_init__(self):
         self.priority = CLASSES[self.cls]

@@ -24,6 +24,7 @@ from __future__ import annotations
 import random
 from functools import partial
 
+from actors.buffer_cache import BufferCache
 from actors.cpu import FluidCPU, QuantumCPU
 from actors.disk import Disk
 from actors.job import Job
@@ -67,6 +68,7 @@ class Workstation(Participant):
         self.pager = Pager(spec["memory_size"], spec["swap"], mem["page_size"], fault_rate, disk["buffer_cache"],
                            mem["fault_batch"], mem["fault_model"])
         self.disk = Disk(self.q, disk["seek"], disk["rotation"], disk["bandwidth"], disk["queueing"])
+        self.cache = BufferCache(self.pager, disk["cache_model"])
         self.remote_cost = net["remote_exec_cost"]
         self.period = spec["report_period"]
         self.jobs: dict[int, Job] = {}
@@ -201,11 +203,13 @@ class Workstation(Participant):
         if job.done >= job.io_at:
             job.io_requests += 1
             job.io_at = job.done + self.rng.expovariate(job.io_rate)
-            if self.rng.random() < job.io_read and self.rng.random() < self._cache_hit_ratio(job):
+            if self.cache.hits(job, self.jobs.values(), self.rng):
                 self._set_stop(job)
                 return True
             self.io_misses += 1
-            self._block(job, "io", job.io_size)
+            sd = job.io_size_sd         # a Gamma of the job's mean size and this deviation (paper 003)
+            self._block(job, "io", self.rng.gammavariate((job.io_size / sd) ** 2, sd * sd / job.io_size)
+                        if sd > 0 and job.io_size > 0 else job.io_size)
             return False
         self.memory_changed()      # a step in its memory demand
         self._set_stop(job)
@@ -228,12 +232,6 @@ class Workstation(Participant):
         job.state = "blocked"
         self.waiting[job.group, job.rank] = [job, job.iteration, due, self.q.now]
         return False
-
-    def _cache_hit_ratio(self, job: Job) -> float:
-        """Core default for reads: the buffer cache serves them in proportion to its size against the
-        resident jobs' I/O footprint (reads of no declared footprint miss). Paper 003 brings its own model."""
-        footprint = sum(j.io_size for j in self.jobs.values() if j.io_rate > 0)
-        return min(1.0, self.pager.buffer_cache / footprint) if footprint > 0 else 0.0
 
     def _block(self, job: Job, why: str, size: float, accesses: int = 1) -> None:
         job.state = "blocked"

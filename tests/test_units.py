@@ -128,3 +128,15 @@ def test_a_fault_rate_per_million_instructions_is_per_cpu_second_with_the_cpus_m
     fast = scenario.load(SCENARIO, ['memory.fault_rate="0.5 /MI"', "cpu.mips=400", "cluster.speed=2.0"])
     pagers = [cluster.make(bp).pager for bp in cluster.blueprints(fast) if bp["role"] == "workstation"]
     assert pagers and all(p.fault_rate == pytest.approx(400.0) for p in pagers)
+
+
+def test_an_io_rate_per_million_instructions_is_per_cpu_second_with_the_cpus_mips():
+    """Paper 003's I/O rates (Table 3.2: AR in No./MI at 800 MIPS): 1.5 accesses per MI are 1,200 per
+    CPU-second; a rate drawn per job (`rate_max`) converts the same way, and needs cpu.mips as a fault rate does."""
+    from emu.inputs import scenario
+    s = scenario.load(SCENARIO, ['workload.io.rate="1.5 /MI"', 'workload.io.rate_max="3 /MI"', "cpu.mips=800"])
+    assert s["workload"][0]["io"]["rate"] == pytest.approx(1200.0)
+    assert s["workload"][0]["io"]["rate_max"] == pytest.approx(2400.0)
+    assert scenario.load(SCENARIO, ['workload.io.rate="20 /s"'])["workload"][0]["io"]["rate"] == 20.0
+    with pytest.raises(scenario.ScenarioError, match=r"workload\[0\].io.rate_max.*cpu.mips"):
+        scenario.load(SCENARIOS / "quickstart.toml", ['workload.io.rate_max="3 /MI"'])       # no cpu.mips

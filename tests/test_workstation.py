@@ -129,3 +129,59 @@ def test_a_job_that_may_not_leave_its_home_is_never_sent(policy):
     assert 60 < len(pinned) < 140 and all(j["state"] == "done" for j in jobs)
     assert all(j["remote_execs"] == 0 and j["migrations"] == 0 and j["node"] == j["home"] for j in pinned)
     assert sum(j["remote_execs"] for j in jobs) > 0             # the others are sent
+
+
+def test_io_rates_drawn_per_job_are_uniform_up_to_the_maximum_and_leave_every_other_draw():
+    """Paper 003's "uniformly distributed between 0 and AR", drawn on a stream of its own."""
+    from emu.inputs.workload import generate
+    plain = generate(load("quickstart.toml", "workload.jobs=2000"), 8)
+    drawn = generate(load("quickstart.toml", "workload.jobs=2000", 'workload.io.rate_max="30 /s"'), 8)
+    assert [(j.arrival, j.home, j.work, j.memory) for j in drawn] == [(j.arrival, j.home, j.work, j.memory)
+                                                                       for j in plain]
+    rates = [j.io_rate for j in drawn]
+    assert 0 <= min(rates) < 0.1 and 29.9 < max(rates) <= 30
+    assert sum(rates) / len(rates) == pytest.approx(15.0, abs=0.6)      # 3 standard errors of the mean
+
+
+def test_the_reaccess_cache_serves_r_of_every_r_plus_1_accesses_while_a_jobs_data_fits_its_share():
+    """disk.cache_model = "reaccess" (paper 003, Eqs. 3.5-3.8). With a disk that serves each request alone, a
+    job's I/O time is its misses times one service, so the runs give the share of accesses that missed."""
+    common = ("policy=local", "workload.jobs=200", 'workload.io.rate="20 /s"', 'workload.io.size="64 KB"',
+              'disk.cache_model="reaccess"', "disk.queueing=false")
+    service = 0.008 + 0.002 + 64 * 1024 / (40 * MB)           # quickstart's disk: seek, rotation, transfer
+
+    def missed(*extra):
+        r = run("quickstart.toml", *common, *extra)
+        assert_balanced(r)
+        return sum(j["io"] for j in r["jobs"]) / service / sum(j["io_requests"] for j in r["jobs"])
+    assert missed('disk.buffer_cache="256 MB"') == pytest.approx(1.0)                 # r = 0: nothing again
+    fits = missed('disk.buffer_cache="256 MB"', "workload.io.reaccess=5")            # at most 21 MB a job
+    assert fits == pytest.approx(1 / 6, rel=0.06)
+    assert missed('disk.buffer_cache="4 MB"', "workload.io.reaccess=5") > fits + 0.02   # outgrown shares
+
+
+def test_the_reaccess_cache_shares_the_buffer_by_io_volume_among_the_jobs_that_do_io():
+    """The jobs of tests/test_io_load.py's hand-worked example, as a node's resident jobs (one doing no I/O)."""
+    from types import SimpleNamespace
+    from actors.buffer_cache import BufferCache
+    from actors.job import Job
+    a = Job(0, 0, 0.0, 2.0, io_rate=1200.0, io_size=256 * 1024, io_reaccess=5)
+    b = Job(1, 0, 0.0, 10.0, io_rate=400.0, io_size=256 * 1024, io_reaccess=5)
+    idle = Job(2, 0, 0.0, 50.0)
+    cache = BufferCache(SimpleNamespace(buffer_cache=160 * MB), "reaccess")
+    assert cache.hit_rate(a, [idle, a, b]) == pytest.approx(5 / 6)
+    assert cache.hit_rate(b, [idle, a, b]) == pytest.approx(0.2)
+    assert cache.hit_rate(b, [b]) == pytest.approx(5 * 160 / (6 * 166.66667), rel=1e-6)   # alone: all 160 MB
+
+
+def test_request_sizes_drawn_from_a_gamma_keep_their_mean():
+    """io.size_sd (paper 003: 256 KB requests with a deviation of 128 KB): each miss reads a Gamma-sized request."""
+    common = ("policy=local", "workload.jobs=200", 'workload.io.rate="20 /s"', 'workload.io.size="256 KB"',
+              "disk.queueing=false")
+
+    def per_request(*extra):
+        r = run("quickstart.toml", *common, *extra)
+        return sum(j["io"] for j in r["jobs"]) / sum(j["io_requests"] for j in r["jobs"])
+    fixed = per_request()
+    assert fixed == pytest.approx(0.008 + 0.002 + 256 * 1024 / (40 * MB))
+    assert per_request('workload.io.size_sd="128 KB"') == pytest.approx(fixed, rel=0.01)

@@ -105,21 +105,32 @@ def load(source, overrides: list[str] = ()) -> dict:
 
 
 def per_mi(path: str, raw: dict, scenario: dict) -> None:
-    """A fault rate given per million instructions ("1 /MI", the unit of paper 003's Eq. 3.3 and of the
-    measurements it cites) becomes faults per CPU-second of a speed-1.0 CPU with `cpu.mips`;
-    `memory.faults_per_mi` keeps the figure as given (None: the rate was given per CPU-second). A workstation
+    """A fault or I/O rate given per million instructions ("1 /MI", the unit of paper 003's Eq. 3.3 and of the
+    measurements it cites) becomes one per CPU-second of a speed-1.0 CPU with `cpu.mips`;
+    `memory.faults_per_mi` keeps the fault rate as given (None: it was given per CPU-second). A workstation
     of another speed executes its CPU-seconds' instructions faster or slower, and so faults in proportion."""
     memory = scenario["memory"]
     given = raw.get("memory", {}).get("fault_rate")
     memory["faults_per_mi"] = None
+    if _per_mi(path, scenario, "memory.fault_rate", given):
+        memory["faults_per_mi"] = memory["fault_rate"] * 1e6
+        memory["fault_rate"] = memory["faults_per_mi"] * scenario["cpu"]["mips"]
+    streams = raw.get("workload", [])
+    for i, stream in enumerate([streams] if isinstance(streams, dict) else streams):
+        io = scenario["workload"][i]["io"]
+        for key in ("rate", "rate_max"):
+            if _per_mi(path, scenario, f"workload[{i}].io.{key}", stream.get("io", {}).get(key)):
+                io[key] *= 1e6 * scenario["cpu"]["mips"]
+
+
+def _per_mi(path: str, scenario: dict, field: str, given) -> bool:
+    """Whether `given` (as written) is a rate per MI; one that is needs cpu.mips."""
     if not (isinstance(given, str) and given.strip().endswith("/MI")):
-        return
-    mips = scenario["cpu"]["mips"]
-    if mips is None:
-        raise ScenarioError(f"{path}: field 'memory.fault_rate': a rate per MI ({given!r}) needs cpu.mips, the "
-                            f"millions of instructions a speed-1.0 CPU executes per second")
-    memory["faults_per_mi"] = memory["fault_rate"] * 1e6
-    memory["fault_rate"] = memory["faults_per_mi"] * mips
+        return False
+    if scenario["cpu"]["mips"] is None:
+        raise ScenarioError(f"{path}: field '{field}': a rate per MI ({given!r}) needs cpu.mips, the millions of "
+                            f"instructions a speed-1.0 CPU executes per second")
+    return True
 
 
 def apply_override(path: str, raw: dict, item: str) -> None:

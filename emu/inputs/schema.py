@@ -84,9 +84,15 @@ WORKLOAD = {
         "phase_length": F("number", 0.0, minimum=0),
     }),
     "io": F("table", schema={
-        "rate": F("rate", 0.0, minimum=0),
+        "rate": F("access_rate", 0.0, minimum=0),
+        # paper 003: each job's rate drawn uniform in [0, rate_max] (the thesis's AR) instead, when above 0
+        "rate_max": F("access_rate", 0.0, minimum=0),
         "size": F("size", "64 KB", minimum=0),
+        # each request's size a Gamma of mean `size` and this deviation (0: every request of `size`)
+        "size_sd": F("size", 0, minimum=0),
         "read_fraction": F("number", 1.0, minimum=0),
+        # r: how many times a job accesses each datum again (disk.cache_model = "reaccess", paper 003 Eq. 3.5)
+        "reaccess": F("number", 0.0, minimum=0),
     }),
     "programs": F("list", [], schema=PROGRAM),
     "closed": F("bool", False),
@@ -151,6 +157,9 @@ SCHEMA = {
         "rotation": F("time", "4 ms", minimum=0),
         "bandwidth": F("bandwidth", "40 MB/s", positive=True),
         "buffer_cache": F("size", 0, minimum=0),
+        # which accesses the buffer cache serves (actors/buffer_cache.py): "footprint", reads in proportion to
+        # its size against the I/O jobs' request sizes; "reaccess", paper 003's Eqs. 3.5-3.8
+        "cache_model": F("str", "footprint", choices=("footprint", "reaccess")),
         "queueing": F("bool", True),
     }),
     "network": F("table", schema={

@@ -30,6 +30,9 @@ KINDS = {
     # (1e-6 per instruction here; `emu.inputs.scenario` makes it per CPU-second with cpu.mips)
     "fault_rate": ({**_FREQ, "/MI": 1e-6}, 'a fault rate like "800 /s" (per CPU-second) or "1 /MI" (per million '
                                            'instructions, with cpu.mips)'),
+    # a job's explicit I/O accesses, the same way (paper 003's No./MI)
+    "access_rate": ({**_FREQ, "/MI": 1e-6}, 'an I/O rate like "20 /s" (per CPU-second) or "1.5 /MI" (per million '
+                                            'instructions, with cpu.mips)'),
 }
 
 _NUM = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([^\d\s].*?)?\s*$")

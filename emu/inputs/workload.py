@@ -20,6 +20,8 @@ Memory: a job's peak demand is `demand` (or uniform in [demand, max]; or the pro
 A11: "ramp-and-hold"); with `phases` > 1 (or a program's `min_memory`) the rest of its life is split into
 phases of demand drawn uniformly between the minimum (0 without a program) and the peak; in a program table
 only the programs with a `min_memory` vary so.
+I/O: `io.rate` accesses per CPU-second (or per MI), or each job's rate drawn uniform in [0, `io.rate_max`] on a
+stream of its own (paper 003's "uniformly distributed between 0 and AR"), so the stream's other draws stay.
 With `parallel.tasks` = k > 0 each job of the stream is a bulk-synchronous parallel job (paper 004 §7, after
 Dusseau et al.): k tasks, task r on node `parallel.nodes[r]` (default r), each computing `iterations` phases
 of `granularity` work and, after each, exchanging a `message` with its partners and waiting for theirs: every
@@ -91,13 +93,15 @@ def _stream(w: dict, rng, n_nodes: int, file: str, index: int, seed: int) -> lis
         sizes = extra.choice(par["sizes"], n).tolist() if par["sizes"] else [par["tasks"]] * n
         burst_seeds = extra.integers(0, 1 << 63, n).tolist()
     works, peaks = _bulk(w, rng, n)
+    rates = (streams.generator(seed, streams.IO, index).uniform(0.0, io["rate_max"], n).tolist()
+             if io["rate_max"] > 0 else [io["rate"]] * n)
     times, homes = times.tolist(), homes.tolist()
     jobs = []
     for k in range(n):
         program = ""
         peak = mem["demand"]
         low = None
-        io_rate, io_size, migratable = io["rate"], io["size"], True
+        io_rate, io_size, migratable = rates[k], io["size"], True
         if works is not None:
             work = works[k]
             if peaks is not None:
@@ -122,8 +126,8 @@ def _stream(w: dict, rng, n_nodes: int, file: str, index: int, seed: int) -> lis
                 low = 0.0
         memory = memory_profile(rng, peak, low, mem["ramp"], mem["ramp_steps"], mem["phases"])
         job = Job(id=k, home=homes[k], arrival=times[k], work=float(max(work, 1e-9)),
-                  memory=memory, io_rate=io_rate, io_size=io_size,
-                  io_read=io["read_fraction"], program=program, cls=w["class"],
+                  memory=memory, io_rate=io_rate, io_size=io_size, io_size_sd=io["size_sd"],
+                  io_read=io["read_fraction"], io_reaccess=io["reaccess"], program=program, cls=w["class"],
                   migratable=migratable and not pinned[k], closed=w["closed"], working_set=mem["working_set"],
                   working_set_sd=mem["working_set_sd"], ws_phase=mem["phase_length"])
         if ring or par["sizes"]:                # named by its stream (paper 001's classes: small, large)
