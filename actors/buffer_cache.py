@@ -29,6 +29,10 @@ class BufferCache:
             return rng.random() < self.hit_rate(job, jobs)
         return rng.random() < job.io_read and rng.random() < self._footprint(jobs)
 
+    def hit_ratio(self, job, jobs) -> float:
+        """The share of `job`'s accesses the cache serves now, under either model (what `hits` draws against)."""
+        return self.hit_rate(job, jobs) if self.reaccess else job.io_read * self._footprint(jobs)
+
     def hit_rate(self, job, jobs) -> float:
         """h(i, j) under the "reaccess" model, the resident `jobs` sharing the buffer."""
         doing = [j for j in jobs if j.io_rate > 0]
