@@ -33,6 +33,12 @@ class BufferCache:
         """The share of `job`'s accesses the cache serves now, under either model (what `hits` draws against)."""
         return self.hit_rate(job, jobs) if self.reaccess else job.io_read * self._footprint(jobs)
 
+    def dedicated_io(self, job, disk) -> float:
+        """The I/O time `job` would take alone on this node (the thesis's T_IO of Eq. 3.22, the "dedicated" part
+        of its slowdown): its accesses, those of them that would miss with the whole buffer its own, each one
+        mean request's service with no queue."""
+        return job.io_rate * job.work * (1.0 - self.hit_ratio(job, [job])) * disk.service_time(job.io_size)
+
     def hit_rate(self, job, jobs) -> float:
         """h(i, j) under the "reaccess" model, the resident `jobs` sharing the buffer."""
         doing = [j for j in jobs if j.io_rate > 0]

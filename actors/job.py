@@ -40,6 +40,7 @@ class Job:
     io_read: float = 1.0
     io_size_sd: float = 0.0
     io_reaccess: float = 0.0
+    dedicated_io: float = 0.0       # seconds of I/O alone on its home node (set on arrival; see slowdown)
     program: str = ""
     cls: str = "local"
     migratable: bool = True
@@ -102,7 +103,7 @@ class Job:
     _LOCAL = ("stop_at", "fault_at", "since", "mark", "priority", "sync_at", "mes", "de")
     # carried only when set, so that the other papers' job messages keep their size
     _OPTIONAL = {"burst": 0.0, "burst_seed": 0, "tasks": 0, "working_set": 1.0, "working_set_sd": 0.0,
-                 "ws_phase": 0.0, "io_size_sd": 0.0, "io_reaccess": 0.0}
+                 "ws_phase": 0.0, "io_size_sd": 0.0, "io_reaccess": 0.0, "dedicated_io": 0.0}
 
     def __post_init__(self):
         self.priority = CLASSES[self.cls]
@@ -192,7 +193,7 @@ class Job:
             "faults": self.faults, "io_requests": self.io_requests, "migrations": self.migrations,
             "remote_execs": self.remote_execs,
             "nodes": str(self.nodes[0]) if len(self.nodes) == 1 else " ".join(map(str, self.nodes)),
-            "peak_memory": self.peak_demand(), "group": self.group,
+            "peak_memory": self.peak_demand(), "group": self.group, "dedicated_io": self.dedicated_io,
         }
 
 

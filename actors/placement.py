@@ -35,6 +35,8 @@ class Placement:
         self._next_arrival()
         node.count_population()
         job.node, job.state, job.since = node.id, "pending", node.q.now
+        if job.io_rate > 0 and not job.dedicated_io:        # its slowdown's I/O part: alone on its home node
+            job.dedicated_io = node.cache.dedicated_io(job, node.disk)
         node.pending.append(job)
         self.place(job)
 

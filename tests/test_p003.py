@@ -33,3 +33,22 @@ def test_io_re_sends_jobs_away_from_io_hot_spots_and_shortens_their_time():
         a, b = nlb["summary"]["metrics"], io_re["summary"]["metrics"]
         assert b["remote_executions"] > 0
         assert b["total_io_time"] < a["total_io_time"] and b["mean_response"] < a["mean_response"], seed
+
+
+def test_slowdown_divides_by_the_cpu_and_io_time_a_job_would_take_alone():
+    """Eq. 3.22: T_wall / (T_CPU + T_IO), T_IO the job's accesses that would miss with the whole buffer (alone,
+    its distinct data fits it or not), each a mean request's service with no queue (8 ms + 256 KB / 40 MB/s)."""
+    r = run("p003/io.toml", *SMALL, "policy=local")
+    service = 0.008 + 256 * 1024 / (40 * MB)
+    for job in (j for j in r["jobs"] if j["io_requests"]):
+        assert job["dedicated_io"] > 0
+        assert job["slowdown"] == pytest.approx(job["response"] / (job["work"] + job["dedicated_io"]))
+    from emu.inputs.workload import generate
+    from tests.conftest import load
+    s = load("p003/io.toml", *SMALL)
+    jobs = generate(s, 6)
+    one = max(jobs, key=lambda j: j.io_rate * j.work)                     # its data outgrows the buffer alone
+    row = next(j for j in r["jobs"] if j["job"] == one.id)
+    data = one.io_rate * one.work * 256 * 1024 / 6
+    h = 5 / 6 if data <= 160 * MB else 5 * 160 * MB / (6 * data)
+    assert row["dedicated_io"] == pytest.approx(one.io_rate * one.work * (1 - h) * service)

@@ -9,8 +9,10 @@
     summary.json  scenario, seed, version, runtime, metrics, accounting checks and fidelity figures
 
 Slowdown (specs 000 §5, 002 §5) is a job's wall-clock time from submission to completion divided by its
-CPU execution time in a dedicated environment: its work on its home node's CPU (`work / speed(home)`).
-Papers with another definition compute theirs from the raw columns.
+execution time in a dedicated environment: its work on its home node's CPU (`work / speed(home)`), plus, for a
+job doing explicit I/O, the I/O time it would take alone there (`dedicated_io`: its accesses that would miss
+with the whole buffer cache, each a mean request's disk service with no queue), as paper 003's Eq. 3.22
+extends it. Papers with another definition compute theirs from the raw columns.
 """
 from __future__ import annotations
 
@@ -67,7 +69,8 @@ def assemble(finals: list[dict], scenario: dict, end: float, extra: dict, lost: 
     rows, never = lost
     jobs = sorted([j for f in finals for j in f["jobs"]] + list(rows), key=itemgetter("job"))
     for j in jobs:
-        j["slowdown"] = j["response"] / (j["work"] / speeds[j["home"]]) if j["state"] == "done" else float("nan")
+        j["slowdown"] = (j["response"] / (j["work"] / speeds[j["home"]] + j["dedicated_io"]) if j["state"] == "done"
+                         else float("nan"))
     samples = Samples.merge(f["samples"] for f in finals if f["role"] == "workstation")
     events = sorted((e for f in finals for e in f["events"]), key=itemgetter("time", "node"))
     stats = [f["stats"] for f in finals if f["role"] == "workstation"]
