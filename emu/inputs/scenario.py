@@ -17,7 +17,7 @@ import tomllib
 from pathlib import Path
 
 from emu.inputs import SCENARIOS
-from emu.inputs.checks import check_pieces, check_name, check_owner, check_policy, check_workload
+from emu.inputs.checks import check_name, check_owner, check_pieces, check_policy, check_workload
 from emu.inputs.errors import ScenarioError
 from emu.inputs.schema import MAX_NODES, NODE, SCHEMA, check_table
 
