@@ -174,7 +174,7 @@ class Workstation(Participant):
 
     def _next_fault(self, job: Job) -> None:
         """Draw the job's next fault under the node's current fault rate, and its next stop."""
-        rate = self._fault_rate
+        rate = self._fault_rate * job.fault_scale
         job.fault_at = job.done + self.rng.expovariate(rate) if rate > 0 else INF
         self._set_stop(job)
 

@@ -52,3 +52,38 @@ def test_slowdown_divides_by_the_cpu_and_io_time_a_job_would_take_alone():
     data = one.io_rate * one.work * 256 * 1024 / 6
     h = 5 / 6 if data <= 160 * MB else 5 * 160 * MB / (6 * data)
     assert row["dedicated_io"] == pytest.approx(one.io_rate * one.work * (1 - h) * service)
+
+
+MIX = 'workload.variants=[{share=0.05, work_scale=10, io_rate=0}, {share=0.05, io_rate=0, fault_rate="10 /MI"}]'
+# (the scenario's own mix, written out)
+
+
+def test_variants_change_a_random_share_of_the_jobs_and_leave_the_others():
+    """Sec. 3.4.1's mix: 10 % of the jobs without I/O, half of them with ten times the work, half paging at
+    10 /MI (16 times the node's 0.625). Drawn on a stream of their own: every other draw is as without."""
+    from emu.inputs.workload import generate
+    from tests.conftest import load
+    plain = generate(load("p003/io.toml", "workload.jobs=2000", "workload.variants=[]"), 6)
+    mixed = generate(load("p003/io.toml", "workload.jobs=2000", MIX), 6)
+    long = [(p, m) for p, m in zip(plain, mixed) if m.work != p.work]
+    paging = [m for m in mixed if m.fault_scale != 1.0]
+    assert 70 < len(long) < 130 and 70 < len(paging) < 130                # 100 each, 3 standard deviations
+    assert all(m.work == pytest.approx(10 * p.work) and m.io_rate == 0 for p, m in long)
+    assert all(m.fault_scale == pytest.approx(16.0) and m.io_rate == 0 for m in paging)
+    rest = [(p, m) for p, m in zip(plain, mixed) if m.work == p.work and m.fault_scale == 1.0]
+    assert len(rest) == 2000 - len(long) - len(paging)
+    assert all((m.arrival, m.home, m.io_rate, m.memory) == (p.arrival, p.home, p.io_rate, p.memory) for p, m in rest)
+
+
+def test_a_paging_variant_faults_at_its_multiple_of_the_nodes_rate():
+    """On nodes whose jobs overflow memory (48 MB of it), the variant's jobs fault 16 times as often per
+    CPU-second as the others (a Poisson count in each job's CPU time)."""
+    r = run("p003/io.toml", *SMALL, "policy=local", MIX, 'cluster.memory="200 MB"', 'disk.buffer_cache="152 MB"',
+            "memory.fault_batch=1")
+    assert_balanced(r)
+    from emu.inputs.workload import generate
+    from tests.conftest import load
+    paging = {j.id: j.fault_scale > 1 for j in generate(load("p003/io.toml", *SMALL, MIX), 6)}
+    rate = {v: sum(j["faults"] for j in r["jobs"] if paging[j["job"]] == v) /
+            sum(j["cpu"] for j in r["jobs"] if paging[j["job"]] == v) for v in (False, True)}
+    assert rate[False] > 0 and rate[True] / rate[False] == pytest.approx(16, rel=0.35)

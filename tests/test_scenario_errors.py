@@ -74,6 +74,13 @@ CASES = {
     "wrong unit": Case([('memory = "512 MB"', 'memory = "384 parsecs"')], ["'cluster.memory'", "parsecs", "size"]),
     "fault rate per MI without cpu.mips": Case([('[disk]', '[memory]\nfault_rate = "1 /MI"\n\n[disk]')],
                                                ["'memory.fault_rate'", "cpu.mips"]),
+    "variant shares above 1": Case([('memory = { demand = "16 MB" }', 'memory = { demand = "16 MB" }\n'
+                                     'variants = [{ share = 0.7 }, { share = 0.5 }]')],
+                                   ["'workload[0].variants'", "at most 1"]),
+    "variant fault rate over no node rate": Case(
+        [('[disk]', '[memory]\nfault_rate = "0 /s"\n\n[disk]'),
+         ('memory = { demand = "16 MB" }', 'memory = { demand = "16 MB" }\nvariants = [{ share = 0.1, fault_rate = "9 /s" }]')],
+        ["'workload[0].variants[0].fault_rate'", "memory.fault_rate"]),
     "unit of the wrong kind": Case([('time_slice = "10 ms"', 'time_slice = "10 MB"')], ["'cpu.time_slice'", "time"]),
     "negative size": Case([('swap = "512 MB"', 'swap = "-512 MB"')], ["'cluster.swap'", "at least 0"]),
     "negative memory": Case([('memory = "512 MB"', 'memory = "-1 GB"')], ["'cluster.memory'", "positive"]),

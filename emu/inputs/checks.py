@@ -78,6 +78,9 @@ def check_workload(path: str, base: Path, i: int, w: dict, nodes: int) -> None:
         raise ScenarioError(f"{where}lifetime.max': expected more than lifetime.min")
     if dist == "programs" and not w["programs"]:
         raise ScenarioError(f"{where}programs': missing (needed by distribution = 'programs')")
+    if sum(v["share"] for v in w["variants"]) > 1:
+        raise ScenarioError(f"{where}variants': expected shares summing to at most 1, got "
+                            f"{sum(v['share'] for v in w['variants']):g}")
     if w["io"]["read_fraction"] > 1:
         raise ScenarioError(f"{where}io.read_fraction': expected a fraction from 0 to 1")
     if w["memory"]["max"] is not None and w["memory"]["max"] < w["memory"]["demand"]:

@@ -99,16 +99,17 @@ def load(source, overrides: list[str] = ()) -> dict:
                                 f"needs stop.when = 'time'")
     check_owner(path, Path(path).parent, scenario["owner"], n_nodes)
     check_pieces(path, scenario)
-    per_mi(path, raw, scenario)
+    rates(path, raw, scenario)
     scenario["file"] = path
     return scenario
 
 
-def per_mi(path: str, raw: dict, scenario: dict) -> None:
+def rates(path: str, raw: dict, scenario: dict) -> None:
     """A fault or I/O rate given per million instructions ("1 /MI", the unit of paper 003's Eq. 3.3 and of the
     measurements it cites) becomes one per CPU-second of a speed-1.0 CPU with `cpu.mips`;
     `memory.faults_per_mi` keeps the fault rate as given (None: it was given per CPU-second). A workstation
-    of another speed executes its CPU-seconds' instructions faster or slower, and so faults in proportion."""
+    of another speed executes its CPU-seconds' instructions faster or slower, and so faults in proportion.
+    A workload variant's fault rate becomes its multiple of the node's (`fault_scale`)."""
     memory = scenario["memory"]
     given = raw.get("memory", {}).get("fault_rate")
     memory["faults_per_mi"] = None
@@ -117,10 +118,19 @@ def per_mi(path: str, raw: dict, scenario: dict) -> None:
         memory["fault_rate"] = memory["faults_per_mi"] * scenario["cpu"]["mips"]
     streams = raw.get("workload", [])
     for i, stream in enumerate([streams] if isinstance(streams, dict) else streams):
-        io = scenario["workload"][i]["io"]
+        w = scenario["workload"][i]
         for key in ("rate", "rate_max"):
             if _per_mi(path, scenario, f"workload[{i}].io.{key}", stream.get("io", {}).get(key)):
-                io[key] *= 1e6 * scenario["cpu"]["mips"]
+                w["io"][key] *= 1e6 * scenario["cpu"]["mips"]
+        for k, (v, given) in enumerate(zip(w["variants"], stream.get("variants", []))):
+            for key in ("io_rate", "fault_rate"):
+                if _per_mi(path, scenario, f"workload[{i}].variants[{k}].{key}", given.get(key)):
+                    v[key] *= 1e6 * scenario["cpu"]["mips"]
+            # a job of the variant faults at this multiple of the node's rate, whatever the node's overflow
+            if v["fault_rate"] is not None and not memory["fault_rate"] > 0:
+                raise ScenarioError(f"{path}: field 'workload[{i}].variants[{k}].fault_rate': scales "
+                                    f"memory.fault_rate, which is 0")
+            v["fault_scale"] = 1.0 if v["fault_rate"] is None else v["fault_rate"] / memory["fault_rate"]
 
 
 def _per_mi(path: str, scenario: dict, field: str, given) -> bool:

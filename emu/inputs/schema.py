@@ -51,6 +51,14 @@ PROGRAM = {
     "io_size": F("size", "64 KB", minimum=0),
     "migratable": F("bool", True),
 }
+# a share of a stream's jobs, drawn at random, changed so (paper 003's mixes, Secs. 3.4.1-3.4.2: "10 % of jobs
+# randomly chosen to be non-I/O-intensive", half with ten times the work, half paging at 10 /MI)
+VARIANT = {
+    "share": F("number", required=True, minimum=0),
+    "work_scale": F("number", 1.0, positive=True),
+    "io_rate": F("access_rate", None, minimum=0),        # None: the stream's
+    "fault_rate": F("fault_rate", None, minimum=0),      # None: the node's (memory.fault_rate)
+}
 WORKLOAD = {
     "name": F("str", ""),
     "jobs": F("int", required=True, minimum=1, maximum=MAX_JOBS),
@@ -95,6 +103,7 @@ WORKLOAD = {
         "reaccess": F("number", 0.0, minimum=0),
     }),
     "programs": F("list", [], schema=PROGRAM),
+    "variants": F("list", [], schema=VARIANT),
     "closed": F("bool", False),
     # a share of the stream's jobs that may not leave their home node, not even by remote execution (paper
     # 002's "type 1" traces); drawn per job from the scenario seed on a stream of its own, so a type-1 and a

@@ -14,6 +14,7 @@ OWNER_SPREAD = 4        # index 0: the nodes' nonidle shares around the mean
 NONMIGRATABLE = 5       # index: workload stream; which of its jobs may not be moved (paper 002's type 1)
 PARALLEL = 6            # index: workload stream; its parallel jobs' sizes and burst sequences (paper 001)
 IO = 7                  # index: workload stream; its jobs' I/O rates, when drawn (paper 003's U[0, AR])
+VARIANTS = 8            # index: workload stream; which of its jobs are of which variant (paper 003's mixes)
 
 
 def generator(seed: int, purpose: int, index: int) -> np.random.Generator:

@@ -22,6 +22,9 @@ phases of demand drawn uniformly between the minimum (0 without a program) and t
 only the programs with a `min_memory` vary so.
 I/O: `io.rate` accesses per CPU-second (or per MI), or each job's rate drawn uniform in [0, `io.rate_max`] on a
 stream of its own (paper 003's "uniformly distributed between 0 and AR"), so the stream's other draws stay.
+Variants: a `share` of the stream's jobs each, drawn at random on a stream of their own, with their work scaled
+(`work_scale`), another I/O rate or their own page fault rate (paper 003's mixes: "10 % of jobs randomly chosen
+to be non-I/O-intensive", half of them with ten times the work, half paging at 10 /MI).
 With `parallel.tasks` = k > 0 each job of the stream is a bulk-synchronous parallel job (paper 004 §7, after
 Dusseau et al.): k tasks, task r on node `parallel.nodes[r]` (default r), each computing `iterations` phases
 of `granularity` work and, after each, exchanging a `message` with its partners and waiting for theirs: every
@@ -95,6 +98,7 @@ def _stream(w: dict, rng, n_nodes: int, file: str, index: int, seed: int) -> lis
     works, peaks = _bulk(w, rng, n)
     rates = (streams.generator(seed, streams.IO, index).uniform(0.0, io["rate_max"], n).tolist()
              if io["rate_max"] > 0 else [io["rate"]] * n)
+    chosen = _variants(w["variants"], streams.generator(seed, streams.VARIANTS, index), n)
     times, homes = times.tolist(), homes.tolist()
     jobs = []
     for k in range(n):
@@ -125,11 +129,16 @@ def _stream(w: dict, rng, n_nodes: int, file: str, index: int, seed: int) -> lis
             if mem["phases"] > 1:
                 low = 0.0
         memory = memory_profile(rng, peak, low, mem["ramp"], mem["ramp_steps"], mem["phases"])
+        v = chosen[k]
+        if v is not None:
+            work *= v["work_scale"]
+            io_rate = io_rate if v["io_rate"] is None else v["io_rate"]
         job = Job(id=k, home=homes[k], arrival=times[k], work=float(max(work, 1e-9)),
                   memory=memory, io_rate=io_rate, io_size=io_size, io_size_sd=io["size_sd"],
                   io_read=io["read_fraction"], io_reaccess=io["reaccess"], program=program, cls=w["class"],
                   migratable=migratable and not pinned[k], closed=w["closed"], working_set=mem["working_set"],
-                  working_set_sd=mem["working_set_sd"], ws_phase=mem["phase_length"])
+                  working_set_sd=mem["working_set_sd"], ws_phase=mem["phase_length"],
+                  fault_scale=1.0 if v is None else v["fault_scale"])
         if ring or par["sizes"]:                # named by its stream (paper 001's classes: small, large)
             job.program = job.program or w["name"]
             jobs += tasks(job, par, index * 1_000_000 + k, sizes[k], burst_seeds[k])
@@ -138,6 +147,14 @@ def _stream(w: dict, rng, n_nodes: int, file: str, index: int, seed: int) -> lis
         else:
             jobs.append(job)
     return jobs
+
+
+def _variants(variants: list[dict], rng, n: int) -> list:
+    """Each job's variant, or None for the stream's own: a share of the jobs each, drawn at random."""
+    if not variants:
+        return [None] * n
+    picks = np.searchsorted(np.cumsum([v["share"] for v in variants]), rng.random(n), side="right").tolist()
+    return [variants[i] if i < len(variants) else None for i in picks]
 
 
 def _bulk(w: dict, rng, n: int) -> tuple[list | None, list | None]:
