@@ -42,6 +42,7 @@ class Job:
     io_reaccess: float = 0.0
     dedicated_io: float = 0.0       # seconds of I/O alone on its home node (set on arrival; see slowdown)
     fault_scale: float = 1.0        # it page-faults at this multiple of its node's rate (a workload variant's)
+    initial_data: float = 0.0       # bytes it takes along when placed or moved (paper 003; actors/migration.py)
     program: str = ""
     cls: str = "local"
     migratable: bool = True
@@ -105,7 +106,7 @@ class Job:
     # carried only when set, so that the other papers' job messages keep their size
     _OPTIONAL = {"burst": 0.0, "burst_seed": 0, "tasks": 0, "working_set": 1.0, "working_set_sd": 0.0,
                  "ws_phase": 0.0, "io_size_sd": 0.0, "io_reaccess": 0.0, "dedicated_io": 0.0,
-                 "fault_scale": 1.0}
+                 "fault_scale": 1.0, "initial_data": 0.0}
 
     def __post_init__(self):
         self.priority = CLASSES[self.cls]

@@ -1,10 +1,15 @@
-"""Jobs leaving a workstation: remote execution (a pending job placed on another node), preemptive migration
-(a resident job's state and memory image moved, for a cost of r + D/B) and a refused job sent back.
+"""Jobs moving between workstations: remote execution (a pending job placed on another node), preemptive
+migration (a resident job's state and memory image moved, for a cost of r + D/B) and a refused job sent back.
 
 A job on its way is a message (`remote_exec`, `migrate`, `job_return`) carrying its state; its time on the
-wire is charged to its `net` by the node that receives it (`Workstation._receive`), which may refuse it
-(`Policy.accept`) and send it back. A migration asked for while the job waits for its pages or data waits
-for them (`node.leaving`); a parallel task waiting for its partners cannot move.
+wire is charged to its `net` by the node that receives it (`arrive`), which may refuse it (`Policy.accept`) and
+send it back. A migration asked for while the job waits for its pages or data waits for them (`node.leaving`);
+a parallel task waiting for its partners cannot move.
+
+A job with initial data (paper 003's home model: the data it was submitted with, on its home node's disk)
+takes it along wherever it is placed or moved: read from the disk it leaves, sent over the link with the job,
+written to the disk of the node that takes it before it runs there (Eqs. 3.14 and 3.19's data term, through the
+real disks and link). All of that is its time in transit (`net`). A refused job goes back without it.
 """
 from __future__ import annotations
 
@@ -15,21 +20,60 @@ class Migration:
     def __init__(self, node):
         self.node = node
 
-    def ship(self, job, dest: int, kind: str, **fields) -> float:
+    def ship(self, job, dest: int, kind: str, **fields) -> float | None:
         """Send a job away: its state goes over the link, plus the fixed cost r. A job that has started carries
         its memory image too (D bytes, its demand now) wherever it goes: a migration, a refused one sent back,
-        or one waiting in a pending pool sent on by remote execution."""
+        or one waiting in a pending pool sent on by remote execution. Returns when it arrives (None when not yet
+        known: on a bus, or while its initial data is read)."""
         node = self.node
         image = job.demand() if job.start >= 0 else 0.0
         job.state = "in_transit"
-        at = node.send(dest, kind, {"job": job.to_state(), "sent": node.q.now, **fields}, extra=image,
-                       fixed=node.remote_cost)
+        payload = {"job": None, "sent": node.q.now, **fields}
+        data = job.initial_data if kind != "job_return" else 0.0
+        if data > 0:
+            node.disk.submit(data, self._send, (job, dest, kind, payload, image + data))
+            at = None
+        else:
+            at = self._send((job, dest, kind, payload, image))
         if dest in node.index:      # count it in our view at once, so one period does not herd jobs there
             view = node.index[dest]
             node.index[dest] = {**view, "jobs": view["jobs"] + 1, "idle": view["idle"] - job.demand(),
                                 "foreign": view["foreign"] + (job.cls == "foreign")}
             node.view_version += 1
         return at
+
+    def _send(self, item) -> float | None:
+        job, dest, kind, payload, size = item
+        payload["job"] = job.to_state()
+        return self.node.send(dest, kind, payload, extra=size, fixed=self.node.remote_cost)
+
+    def arrive(self, env, job) -> None:
+        """A job message came: a refused job back where it came from, or a job this node takes (its initial data
+        written here first) or refuses."""
+        node, kind = self.node, env.kind
+        node.count_population()
+        job.net += node.q.now - env.payload["sent"]
+        if kind == "job_return" and job.start >= 0:     # a refused migration: it goes on where it ran
+            node.admit(job)
+        elif kind == "job_return":
+            job.state, job.since = "pending", node.q.now
+            node.pending.append(job)
+        elif node.placement.fits(job) and node.policy.accept(job, node):
+            if kind == "migrate":      # where a moved job's stay here begins (on a bus only the receiver knows)
+                node.log("migrated_in", job=job.id, src=env.sender)
+            if job.initial_data > 0:
+                node.disk.submit(job.initial_data, self._data_written, (job, node.q.now))
+            else:
+                node.admit(job)
+        else:
+            node.log("refused", job=job.id, src=env.sender)
+            self.ship(job, env.sender, "job_return", reason="refused")
+
+    def _data_written(self, item) -> None:
+        job, since = item
+        self.node.count_population()
+        job.net += self.node.q.now - since
+        self.node.admit(job)
 
     def migrate(self, job, dest: int) -> None:
         """Preemptive migration: stop the job, carry its state and memory image (r + D/B) to `dest`.

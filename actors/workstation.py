@@ -321,20 +321,7 @@ class Workstation(Participant):
                     self.view_version += 1
             self._view_refreshed()
         else:
-            self.count_population()
-            job.net += self.q.now - env.payload["sent"]
-            if kind == "job_return" and job.start >= 0:     # a refused migration: it goes on where it ran
-                self.admit(job)
-            elif kind == "job_return":
-                job.state, job.since = "pending", self.q.now
-                self.pending.append(job)
-            elif self.placement.fits(job) and self.policy.accept(job, self):
-                if kind == "migrate":      # where a moved job's stay here begins (on a bus only the receiver knows)
-                    self.log("migrated_in", job=job.id, src=env.sender)
-                self.admit(job)
-            else:
-                self.log("refused", job=job.id, src=env.sender)
-                self.migration.ship(job, env.sender, "job_return", reason="refused")
+            self.migration.arrive(env, job)
 
     def owner_changed(self, nonidle: bool) -> None:
         """The owner came back (the node turned nonidle) or left (idle, by the recruitment threshold)."""

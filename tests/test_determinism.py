@@ -70,7 +70,8 @@ def test_same_seed_same_results_other_seed_other_results(tmp_path):
                           'workload.2.lifetime.mean="60 s"')),
     # paper 003: I/O through the re-access buffer model, IO-RE's index in the load reports
     ("p003/io.toml", ("workload.jobs=20", 'workload.arrival.span="60 s"', 'workload.lifetime.max="20 s"',
-                      'network.latency="2 ms"')),          # stepped's windows are a latency long
+                      'network.latency="2 ms"',            # stepped's windows are a latency long
+                      'workload.io.initial_data="10 MB"')),   # sent when its read from the disk is done
 ])
 def test_every_family_is_identical_inline_and_stepped(ray_local, tmp_path, name, overrides):
     """Every paper's models across runtimes. Paper 004's: owners' bursts and episodes drawn inside each actor, evictions and

@@ -87,3 +87,21 @@ def test_a_paging_variant_faults_at_its_multiple_of_the_nodes_rate():
     rate = {v: sum(j["faults"] for j in r["jobs"] if paging[j["job"]] == v) /
             sum(j["cpu"] for j in r["jobs"] if paging[j["job"]] == v) for v in (False, True)}
     assert rate[False] > 0 and rate[True] / rate[False] == pytest.approx(16, rel=0.35)
+
+
+def test_a_job_placed_elsewhere_takes_its_initial_data_through_both_disks_and_the_link():
+    """The home model: a job's initial data goes with it, read from its home's disk, over the link, written to
+    the new node's disk before it runs there (Eq. 3.14's data term plus the fixed cost e, and any queueing),
+    all of it time in transit. A job that stays moves nothing."""
+    from emu.inputs.workload import generate
+    from policies.io_load import data_move
+    from tests.conftest import load
+    sets = (*SMALL, "policy=io_re", 'workload.io.initial_data="60 MB"')
+    r = run("p003/io.toml", *sets)
+    assert_balanced(r)
+    data = {j.id: j.initial_data for j in generate(load("p003/io.toml", *sets), 6)}
+    assert sum(data.values()) / len(data) == pytest.approx(60 * MB, rel=0.3)     # exponential, mean 60 MB
+    moved = [j for j in r["jobs"] if j["remote_execs"]]
+    assert moved and all(j["net"] == 0 for j in r["jobs"] if not j["remote_execs"])
+    for j in moved:
+        assert j["net"] >= data_move(data[j["job"]], 100e6 / 8, 40 * MB, 40 * MB) + 0.1

@@ -101,6 +101,8 @@ WORKLOAD = {
         "read_fraction": F("number", 1.0, minimum=0),
         # r: how many times a job accesses each datum again (disk.cache_model = "reaccess", paper 003 Eq. 3.5)
         "reaccess": F("number", 0.0, minimum=0),
+        # paper 003's initial data: each job's an exponential of this mean, moved with it (actors/migration.py)
+        "initial_data": F("size", 0, minimum=0),
     }),
     "programs": F("list", [], schema=PROGRAM),
     "variants": F("list", [], schema=VARIANT),

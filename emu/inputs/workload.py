@@ -21,7 +21,9 @@ A11: "ramp-and-hold"); with `phases` > 1 (or a program's `min_memory`) the rest 
 phases of demand drawn uniformly between the minimum (0 without a program) and the peak; in a program table
 only the programs with a `min_memory` vary so.
 I/O: `io.rate` accesses per CPU-second (or per MI), or each job's rate drawn uniform in [0, `io.rate_max`] on a
-stream of its own (paper 003's "uniformly distributed between 0 and AR"), so the stream's other draws stay.
+stream of its own (paper 003's "uniformly distributed between 0 and AR"), so the stream's other draws stay;
+on that stream too, each job's initial data, exponential of mean `io.initial_data` (the thesis gives the mean
+only, spec 003a §7.4 item 12).
 Variants: a `share` of the stream's jobs each, drawn at random on a stream of their own, with their work scaled
 (`work_scale`), another I/O rate or their own page fault rate (paper 003's mixes: "10 % of jobs randomly chosen
 to be non-I/O-intensive", half of them with ten times the work, half paging at 10 /MI).
@@ -96,8 +98,9 @@ def _stream(w: dict, rng, n_nodes: int, file: str, index: int, seed: int) -> lis
         sizes = extra.choice(par["sizes"], n).tolist() if par["sizes"] else [par["tasks"]] * n
         burst_seeds = extra.integers(0, 1 << 63, n).tolist()
     works, peaks = _bulk(w, rng, n)
-    rates = (streams.generator(seed, streams.IO, index).uniform(0.0, io["rate_max"], n).tolist()
-             if io["rate_max"] > 0 else [io["rate"]] * n)
+    draws = streams.generator(seed, streams.IO, index)
+    rates = draws.uniform(0.0, io["rate_max"], n).tolist() if io["rate_max"] > 0 else [io["rate"]] * n
+    data = draws.exponential(io["initial_data"], n).tolist() if io["initial_data"] > 0 else [0.0] * n
     chosen = _variants(w["variants"], streams.generator(seed, streams.VARIANTS, index), n)
     times, homes = times.tolist(), homes.tolist()
     jobs = []
@@ -135,7 +138,8 @@ def _stream(w: dict, rng, n_nodes: int, file: str, index: int, seed: int) -> lis
             io_rate = io_rate if v["io_rate"] is None else v["io_rate"]
         job = Job(id=k, home=homes[k], arrival=times[k], work=float(max(work, 1e-9)),
                   memory=memory, io_rate=io_rate, io_size=io_size, io_size_sd=io["size_sd"],
-                  io_read=io["read_fraction"], io_reaccess=io["reaccess"], program=program, cls=w["class"],
+                  io_read=io["read_fraction"], io_reaccess=io["reaccess"], initial_data=data[k], program=program,
+                  cls=w["class"],
                   migratable=migratable and not pinned[k], closed=w["closed"], working_set=mem["working_set"],
                   working_set_sd=mem["working_set_sd"], ws_phase=mem["phase_length"],
                   fault_scale=1.0 if v is None else v["fault_scale"])
