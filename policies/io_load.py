@@ -49,10 +49,10 @@ def hit_rate(lam: float, t: float, size: float, r: float, share: float) -> float
     return r * share / ((r + 1) * data)
 
 
-def io_load(page: float, lams: list[float], hits: list[float]) -> float:
-    """Eqs. 3.2 and 3.4, load_IO(i): every job's implicit load `page` (Eq. 3.3) plus its explicit load, the
-    accesses that miss the buffer, lam_j (1 - h(i, j))."""
-    return len(lams) * page + sum(lam * (1.0 - h) for lam, h in zip(lams, hits))
+def io_load(page: float, jobs: int, lams: list[float], hits: list[float]) -> float:
+    """Eqs. 3.2 and 3.4, load_IO(i): each of the node's `jobs` paging at `page` (Eq. 3.3), plus the explicit load
+    of those doing I/O, the accesses that miss the buffer, lam_j (1 - h(i, j))."""
+    return jobs * page + sum(lam * (1.0 - h) for lam, h in zip(lams, hits))
 
 
 def weighted_average_load(nodes: list[tuple[float, float, float]], weights: tuple[float, float, float]) -> list[float]:

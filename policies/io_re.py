@@ -3,7 +3,7 @@ goes to the node of least explicit I/O load: the accesses per CPU-second that mi
 the node's jobs (Eqs. 3.2 and 3.4 without the paging term, as the thesis's IO-RE "is based only on explicit I/O
 load": spec 003a §7.4 item 18). Nothing moves afterwards; a job's computation and its I/O go together.
 
-Each node publishes its explicit I/O load in its load report (`io_load`); a node reads its own as of now and its
+Each node publishes its explicit I/O load in its load report (`explicit_io`); a node reads its own as of now and its
 peers' from its view (up to one period old). Between two refreshes of the view it adds to each node the rates
 of the jobs it has sent there (as if they all missed: their hits depend on the share of the cache they will
 get), so that the jobs of one period do not all go to the same node. Ties go to the home node, then to the
@@ -17,7 +17,7 @@ def explicit_io_load(node) -> float:
     """Eq. 3.2's explicit part on `node` now: sum over its jobs of lam_j (1 - h(i, j)), per CPU-second."""
     jobs = node.jobs.values()
     doing = [j for j in jobs if j.io_rate > 0]
-    return io_load(0.0, [j.io_rate for j in doing], [node.cache.hit_ratio(j, jobs) for j in doing])
+    return io_load(0.0, 0, [j.io_rate for j in doing], [node.cache.hit_ratio(j, jobs) for j in doing])
 
 
 class IORemoteExecution(Policy):
@@ -27,14 +27,14 @@ class IORemoteExecution(Policy):
         self.version = -1
 
     def report(self, node) -> dict:
-        return {"io_load": explicit_io_load(node)}
+        return {"explicit_io": explicit_io_load(node)}
 
     def place(self, job, node):
         if not job.migratable:
             return node.id
         if self.version != node.view_version:
             self.version, self.sent = node.view_version, {}
-        loads = {peer: r["io_load"] for peer, r in node.index.items() if "io_load" in r}
+        loads = {peer: r["explicit_io"] for peer, r in node.index.items() if "explicit_io" in r}
         loads[node.id] = explicit_io_load(node)
         best = min(loads, key=lambda p: (loads[p] + self.sent.get(p, 0.0), p != node.id, p))
         if best != node.id:

@@ -35,7 +35,8 @@ def test_the_buffer_is_shared_by_io_volume_and_a_job_whose_data_outgrows_its_sha
 
 def test_io_load_adds_each_jobs_paging_to_the_accesses_that_miss():
     # two jobs, paging at 125 each (the overflow above), A missing 1/6 of 1200, B 0.8 of 400
-    assert io_load(125.0, [1200, 400], [5 / 6, 0.2]) == pytest.approx(250 + 200 + 320)
+    assert io_load(125.0, 2, [1200, 400], [5 / 6, 0.2]) == pytest.approx(250 + 200 + 320)
+    assert io_load(125.0, 3, [1200, 400], [5 / 6, 0.2]) == pytest.approx(375 + 200 + 320)     # one without I/O
 
 
 def test_weighted_average_load_normalises_each_index_by_the_clusters_largest():
