@@ -102,6 +102,7 @@ def _stream(w: dict, rng, n_nodes: int, file: str, index: int, seed: int) -> lis
     rates = draws.uniform(0.0, io["rate_max"], n).tolist() if io["rate_max"] > 0 else [io["rate"]] * n
     data = draws.exponential(io["initial_data"], n).tolist() if io["initial_data"] > 0 else [0.0] * n
     chosen = _variants(w["variants"], streams.generator(seed, streams.VARIANTS, index), n)
+    paper_003 = io["size_sd"] or io["reaccess"] or io["initial_data"] or w["variants"]
     times, homes = times.tolist(), homes.tolist()
     jobs = []
     for k in range(n):
@@ -137,12 +138,12 @@ def _stream(w: dict, rng, n_nodes: int, file: str, index: int, seed: int) -> lis
             work *= v["work_scale"]
             io_rate = io_rate if v["io_rate"] is None else v["io_rate"]
         job = Job(id=k, home=homes[k], arrival=times[k], work=float(max(work, 1e-9)),
-                  memory=memory, io_rate=io_rate, io_size=io_size, io_size_sd=io["size_sd"],
-                  io_read=io["read_fraction"], io_reaccess=io["reaccess"], initial_data=data[k], program=program,
-                  cls=w["class"],
-                  migratable=migratable and not pinned[k], closed=w["closed"], working_set=mem["working_set"],
-                  working_set_sd=mem["working_set_sd"], ws_phase=mem["phase_length"],
-                  fault_scale=1.0 if v is None else v["fault_scale"])
+                  memory=memory, io_rate=io_rate, io_size=io_size, io_read=io["read_fraction"], program=program,
+                  cls=w["class"], migratable=migratable and not pinned[k], closed=w["closed"],
+                  working_set=mem["working_set"], working_set_sd=mem["working_set_sd"], ws_phase=mem["phase_length"])
+        if paper_003:           # set only when used: a paper-scale trace draws tens of thousands of jobs
+            job.io_size_sd, job.io_reaccess, job.initial_data = io["size_sd"], io["reaccess"], data[k]
+            job.fault_scale = 1.0 if v is None else v["fault_scale"]
         if ring or par["sizes"]:                # named by its stream (paper 001's classes: small, large)
             job.program = job.program or w["name"]
             jobs += tasks(job, par, index * 1_000_000 + k, sizes[k], burst_seeds[k])
