@@ -83,11 +83,16 @@ def _same(stored, now, default) -> bool:
     if isinstance(stored, dict) and isinstance(now, dict):
         default = default if isinstance(default, dict) else {}
         return stored.keys() <= now.keys() and all(
-            _same(stored[k], v, default.get(k)) if k in stored else k in default and v == default[k]
+            _same(stored[k], v, default.get(k)) if k in stored else k in default and _default(v, default[k])
             for k, v in now.items())
     if isinstance(stored, list) and isinstance(now, list):     # a list of tables: `default` is one item's
         return len(stored) == len(now) and all(_same(a, b, default) for a, b in zip(stored, now))
     return stored == now
+
+
+def _default(value, default) -> bool:
+    """Whether a field's value is its default; a list of tables (whose `default` is one item's) is empty."""
+    return value == [] if isinstance(default, dict) and isinstance(value, list) else value == default
 
 
 def run_log(console, total: int):
