@@ -88,6 +88,22 @@ class Policy(Params):
         pass
 
 
+class SentSinceView:
+    """What a node has itself sent to each peer (peer -> amounts) since its view of the load index was last
+    refreshed, for a policy to add to the view: the jobs it places in one period then do not all go where the
+    view, up to a period old, shows the least load (paper 001's mapping, paper 003's I/O-aware placements)."""
+    __slots__ = ("version", "sent")
+
+    def __init__(self):
+        self.version, self.sent = -1, {}
+
+    def of(self, node) -> dict:
+        """The amounts sent since `node`'s view last changed (none once it does)."""
+        if self.version != node.view_version:
+            self.version, self.sent = node.view_version, {}
+        return self.sent
+
+
 def least_loaded(node, exclude=()):
     """A peer with the fewest resident jobs in this node's view: the better, by most idle memory, of two drawn
     at random among those (two_choices). Every node reads the same view, a period old; a fixed tie-break (the

@@ -9,7 +9,7 @@ of the jobs it has sent there (as if they all missed: their hits depend on the s
 get), so that the jobs of one period do not all go to the same node. Ties go to the home node, then to the
 lowest id.
 """
-from policies.base import Policy
+from policies.base import Policy, SentSinceView
 from policies.io_load import io_load
 
 
@@ -23,8 +23,7 @@ def explicit_io_load(node) -> float:
 class IORemoteExecution(Policy):
     def __init__(self, **params):
         super().__init__(**params)
-        self.sent: dict[int, float] = {}      # node -> I/O rate sent there since the view was refreshed
-        self.version = -1
+        self.sent = SentSinceView()           # node -> I/O rate
 
     def report(self, node) -> dict:
         return {"explicit_io": explicit_io_load(node)}
@@ -32,13 +31,12 @@ class IORemoteExecution(Policy):
     def place(self, job, node):
         if not job.migratable:
             return node.id
-        if self.version != node.view_version:
-            self.version, self.sent = node.view_version, {}
+        sent = self.sent.of(node)
         loads = {peer: r["explicit_io"] for peer, r in node.index.items() if "explicit_io" in r}
         loads[node.id] = explicit_io_load(node)
-        best = min(loads, key=lambda p: (loads[p] + self.sent.get(p, 0.0), p != node.id, p))
+        best = min(loads, key=lambda p: (loads[p] + sent.get(p, 0.0), p != node.id, p))
         if best != node.id:
-            self.sent[best] = self.sent.get(best, 0.0) + job.io_rate
+            sent[best] = sent.get(best, 0.0) + job.io_rate
         return best
 
 

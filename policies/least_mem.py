@@ -8,7 +8,7 @@ remote execution; the mapping fills in each task's partners (`job.partners`). Be
 view the node adds what it has itself sent to each node, so that the jobs it maps in one period do not all
 land on the same nodes. Ties go to the lower node id.
 """
-from policies.base import Policy
+from policies.base import Policy, SentSinceView
 
 
 class LeastMemory(Policy):
@@ -17,8 +17,7 @@ class LeastMemory(Policy):
     def __init__(self, **params):
         super().__init__(**params)
         self.groups: dict[int, list] = {}     # job being mapped -> [its nodes by rank, ranks not yet placed]
-        self.sent: dict[int, float] = {}      # node -> demand sent there since the view was refreshed
-        self.version = -1
+        self.sent = SentSinceView()           # node -> demand
 
     def place(self, job, node):
         if job.group < 0:
@@ -34,14 +33,13 @@ class LeastMemory(Policy):
         return nodes[job.rank]
 
     def _map(self, job, node) -> list:
-        if self.version != node.view_version:
-            self.version, self.sent = node.view_version, {}
+        sent = self.sent.of(node)
         demand = {peer: r["demand"] for peer, r in node.index.items()}
         demand[node.id] = node.pager.demand
-        loads = sorted((demand.get(p, 0.0) + self.sent.get(p, 0.0), p) for p in node.peers())
+        loads = sorted((demand.get(p, 0.0) + sent.get(p, 0.0), p) for p in node.peers())
         nodes = [p for _, p in loads[:job.tasks]]
         for p in nodes:
-            self.sent[p] = self.sent.get(p, 0.0) + job.demand()
+            sent[p] = sent.get(p, 0.0) + job.demand()
         return nodes
 
 

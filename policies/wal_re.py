@@ -6,13 +6,13 @@ afterwards.
 
 Each node publishes Sec. 3.2.2's indices in its load report: CPU (`jobs`, its resident jobs), memory (`demand`)
 and I/O (`io_load`, Eq. 3.2: every job's paging at the node's rate, Eq. 3.3, plus the accesses that miss the
-buffer), and `cpu_time`, `page_time`, `io_time`, the seconds its resident jobs have had of each so far. The weights are those
-shares summed over the cluster's reports, "the percentage of time spent on CPU, paging, and I/O accessing"
-measured by the load monitor (cluster-wide, spec 003a §7.4 item 21's open choice; equal weights before any job
-has run). A node reads its own loads as of now and its peers' from its view (up to one period old), plus what it
-has itself sent to each since the view was refreshed.
+buffer), and `cpu_time`, `page_time`, `io_time`, the seconds its resident jobs have had of each so far. The
+weights are those shares summed over the cluster's reports, "the percentage of time spent on CPU, paging, and
+I/O accessing" measured by the load monitor (cluster-wide, spec 003a §7.4 item 21's open choice; equal weights
+before any job has run). A node reads its own loads as of now and its peers' from its view (up to one period
+old), plus what it has itself sent to each since the view was refreshed (`SentSinceView`).
 """
-from policies.base import Policy
+from policies.base import Policy, SentSinceView
 from policies.io_load import implicit_io_load, io_load, overloaded, weighted_average_load
 
 RATIO = 1.25        # Sec. 3.2.1: the thesis's best threshold ratio after a sweep over 1.0-2.0, also WAL-PM's
@@ -45,8 +45,7 @@ class WALRemoteExecution(Policy):
 
     def __init__(self, **params):
         super().__init__(**params)
-        self.sent: dict[int, list] = {}       # node -> [jobs, demand, I/O load] sent there since the view
-        self.version = -1
+        self.sent = SentSinceView()           # node -> [jobs, demand, I/O load]
 
     def report(self, node) -> dict:
         loads = node_loads(node)
@@ -55,27 +54,23 @@ class WALRemoteExecution(Policy):
     def place(self, job, node):
         if not job.migratable:
             return node.id
-        if self.version != node.view_version:
-            self.version, self.sent = node.view_version, {}
+        sent = self.sent.of(node)
         view = {p: r for p, r in node.index.items() if "io_load" in r}
         view[node.id] = node_loads(node, job)
         ids = sorted(view)
-        loads = [self._with_sent(p, view[p]) for p in ids]
+        loads = [(r["jobs"] + s[0], r["demand"] + s[1], r["io_load"] + s[2])
+                 for r, s in ((view[p], sent.get(p, (0, 0.0, 0.0))) for p in ids)]
         wal = weighted_average_load(loads, weights(view.values()))
         home = ids.index(node.id)
         if not overloaded(wal, home, self.ratio):
             return node.id
         best = min(range(len(ids)), key=lambda i: (wal[i], i != home, ids[i]))
         if best != home:
-            added = self.sent.setdefault(ids[best], [0, 0.0, 0.0])
+            added = sent.setdefault(ids[best], [0, 0.0, 0.0])
             added[0] += 1
             added[1] += job.demand()
             added[2] += job.io_rate
         return ids[best]
-
-    def _with_sent(self, peer: int, r: dict) -> tuple:
-        jobs, demand, io = self.sent.get(peer, (0, 0.0, 0.0))
-        return r["jobs"] + jobs, r["demand"] + demand, r["io_load"] + io
 
 
 POLICY = WALRemoteExecution

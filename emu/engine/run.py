@@ -34,9 +34,9 @@ def run(scenario: dict, runtime: str | None = None, speed: float | None = None, 
 def collector_paused(pause: bool):
     """Python's cyclic garbage collector off for an inline run: the model makes no cyclic garbage as it runs, so
     the collections it would start while the workload and the results are built and the events run are pure cost
-    (commit b5ed3a3 measures both). Nor does the live view: a run of the quick start with 8000 jobs leaves the
-    same 51,921 unreachable objects (the participants' own cycles, freed after the run) with the view drawing as
-    without it, and with the collector on the view cost 2-4 % more wall time, nearly all of it collections."""
+    (commit b5ed3a3 measures both). Nor does the live view (tests/test_view.py: drawing frames leaves nothing
+    for the collector), so a watched run pauses it too; with it on, collections were most of what watching cost
+    (the commit that paused it measures both)."""
     was = gc.isenabled()
     if pause:
         gc.disable()

@@ -109,7 +109,7 @@ def rates(path: str, raw: dict, scenario: dict) -> None:
     measurements it cites) becomes one per CPU-second of a speed-1.0 CPU with `cpu.mips`;
     `memory.faults_per_mi` keeps the fault rate as given (None: it was given per CPU-second). A workstation
     of another speed executes its CPU-seconds' instructions faster or slower, and so faults in proportion.
-    A workload variant's fault rate becomes its multiple of the node's (`fault_scale`)."""
+    A workload variant's fault rate is a multiple of the node's (`emu.inputs.workload`), which must not be 0."""
     memory = scenario["memory"]
     given = raw.get("memory", {}).get("fault_rate")
     memory["faults_per_mi"] = None
@@ -126,11 +126,9 @@ def rates(path: str, raw: dict, scenario: dict) -> None:
             for key in ("io_rate", "fault_rate"):
                 if _per_mi(path, scenario, f"workload[{i}].variants[{k}].{key}", given.get(key)):
                     v[key] *= 1e6 * scenario["cpu"]["mips"]
-            # a job of the variant faults at this multiple of the node's rate, whatever the node's overflow
             if v["fault_rate"] is not None and not memory["fault_rate"] > 0:
                 raise ScenarioError(f"{path}: field 'workload[{i}].variants[{k}].fault_rate': scales "
                                     f"memory.fault_rate, which is 0")
-            v["fault_scale"] = 1.0 if v["fault_rate"] is None else v["fault_rate"] / memory["fault_rate"]
 
 
 def _per_mi(path: str, scenario: dict, field: str, given) -> bool:

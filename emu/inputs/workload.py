@@ -54,7 +54,8 @@ def generate(scenario: dict, n_nodes: int) -> list[Job]:
     jobs = []
     for i, stream in enumerate(scenario["workload"]):
         rng = streams.generator(scenario["seed"], streams.WORKLOAD, i)
-        jobs += _stream(stream, rng, n_nodes, scenario["file"], i, scenario["seed"])
+        jobs += _stream(stream, rng, n_nodes, scenario["file"], i, scenario["seed"],
+                        scenario["memory"]["fault_rate"])
     jobs.sort(key=attrgetter("arrival", "home"))
     groups: dict[int, int] = {}
     for new_id, job in enumerate(jobs):
@@ -75,7 +76,7 @@ def offered_load(scenario: dict) -> float:
     return sum(j.work for j in jobs) / (sum(s["speed"] for s in specs) * span) if span > 0 else float("nan")
 
 
-def _stream(w: dict, rng, n_nodes: int, file: str, index: int, seed: int) -> list[Job]:
+def _stream(w: dict, rng, n_nodes: int, file: str, index: int, seed: int, fault_rate: float) -> list[Job]:
     n = w["jobs"]
     arrival = w["arrival"]
     if arrival["process"] == "trace":
@@ -98,10 +99,10 @@ def _stream(w: dict, rng, n_nodes: int, file: str, index: int, seed: int) -> lis
         sizes = extra.choice(par["sizes"], n).tolist() if par["sizes"] else [par["tasks"]] * n
         burst_seeds = extra.integers(0, 1 << 63, n).tolist()
     works, peaks = _bulk(w, rng, n)
-    draws = streams.generator(seed, streams.IO, index)
+    draws = streams.generator(seed, streams.IO, index) if io["rate_max"] > 0 or io["initial_data"] > 0 else None
     rates = draws.uniform(0.0, io["rate_max"], n).tolist() if io["rate_max"] > 0 else [io["rate"]] * n
     data = draws.exponential(io["initial_data"], n).tolist() if io["initial_data"] > 0 else [0.0] * n
-    chosen = _variants(w["variants"], streams.generator(seed, streams.VARIANTS, index), n)
+    chosen = _variants(w["variants"], seed, index, n)
     paper_003 = io["size_sd"] or io["reaccess"] or io["initial_data"] or w["variants"]
     times, homes = times.tolist(), homes.tolist()
     jobs = []
@@ -143,7 +144,8 @@ def _stream(w: dict, rng, n_nodes: int, file: str, index: int, seed: int) -> lis
                   working_set=mem["working_set"], working_set_sd=mem["working_set_sd"], ws_phase=mem["phase_length"])
         if paper_003:           # set only when used: a paper-scale trace draws tens of thousands of jobs
             job.io_size_sd, job.io_reaccess, job.initial_data = io["size_sd"], io["reaccess"], data[k]
-            job.fault_scale = 1.0 if v is None else v["fault_scale"]
+            # a variant's job faults at its rate's multiple of the node's, whatever the node's overflow
+            job.fault_scale = 1.0 if v is None or v["fault_rate"] is None else v["fault_rate"] / fault_rate
         if ring or par["sizes"]:                # named by its stream (paper 001's classes: small, large)
             job.program = job.program or w["name"]
             jobs += tasks(job, par, index * 1_000_000 + k, sizes[k], burst_seeds[k])
@@ -154,11 +156,12 @@ def _stream(w: dict, rng, n_nodes: int, file: str, index: int, seed: int) -> lis
     return jobs
 
 
-def _variants(variants: list[dict], rng, n: int) -> list:
+def _variants(variants: list[dict], seed: int, index: int, n: int) -> list:
     """Each job's variant, or None for the stream's own: a share of the jobs each, drawn at random."""
     if not variants:
         return [None] * n
-    picks = np.searchsorted(np.cumsum([v["share"] for v in variants]), rng.random(n), side="right").tolist()
+    draws = streams.generator(seed, streams.VARIANTS, index).random(n)
+    picks = np.searchsorted(np.cumsum([v["share"] for v in variants]), draws, side="right").tolist()
     return [variants[i] if i < len(variants) else None for i in picks]
 
 

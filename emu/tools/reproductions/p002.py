@@ -62,8 +62,8 @@ def _traces(quick: bool) -> list[int]:
 def experiments(quick: bool, seeds: int | None) -> list[Experiment]:
     """Every run of the paper, the heaviest first (Trace-5 before Trace-1, the network study last), so that two
     workers end together. No run keeps its samples: the report reads summaries only, and at the load index's
-    1-s period a full run's nodes.csv is 330 million rows, 3.6 GB, and about a tenth of the reproduction's time
-    to assemble and write (`nowemu run` one of them to see its samples)."""
+    1-s period the runs' nodes.csv add up to gigabytes whose writing took a large share of the reproduction's
+    time (the commit that dropped them measures it; `nowemu run` one of them to see its samples)."""
     n = seeds or (1 if quick else 3)
     out = []
 
@@ -272,6 +272,7 @@ def inconsistencies() -> list[str]:
     spec, app = PAPER_000["spec"], PAPER_000["app"]
     nums = lambda xs: ", ".join(f"{x:g}" for x in xs if x is not None)     # noqa: E731
     ratios = [(1 - e / 100) / (1 + s / 100) for e, s in zip(spec["total_execution_time"], SECTION_7["spec"])]
+    idle = spec["mean_idle_memory"]
     return ["## The papers' own inconsistencies", "",
             "- Paper 002 (§6.1) prints paper 000's SPEC reductions digit for digit (execution time "
             f"{nums(spec['total_execution_time'])} %, queuing {nums(spec['total_queue_time'])} %, slowdown "
@@ -285,8 +286,8 @@ def inconsistencies() -> list[str]:
             f"below LS_Net_RAM by {nums(-s for s in SECTION_7['spec'])} %) make LS_Net_RAM take "
             f"{', '.join(f'{r:.2f}' for r in ratios)} times LS_RE's time on Traces 1-5: more on Traces 1-2, where "
             "§5.3 has LS_Net_RAM outperform \"all other schemes\".",
-            "- On App, paper 002 finds \"the total idle memory volumes ... almost the same\" under M-Reservation (§6.2), "
-            f"where on SPEC it prints paper 000's falls of {spec['mean_idle_memory'][0]:g}-{spec['mean_idle_memory'][-1]:g} %; "
+            "- On App, paper 002 finds \"the total idle memory volumes ... almost the same\" under M-Reservation "
+            f"(§6.2), where on SPEC it prints paper 000's falls of {idle[0]:g}-{idle[-1]:g} %; "
             "`nowemu reproduce p000` finds SPEC's idle memory rising instead (docs/reproductions/p000.md).", ""]
 
 
