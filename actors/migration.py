@@ -6,10 +6,11 @@ wire is charged to its `net` by the node that receives it (`arrive`), which may 
 send it back. A migration asked for while the job waits for its pages or data waits for them (`node.leaving`);
 a parallel task waiting for its partners cannot move.
 
-A job with initial data (paper 003's home model: the data it was submitted with, on its home node's disk)
-takes it along wherever it is placed or moved: read from the disk it leaves, sent over the link with the job,
-written to the disk of the node that takes it before it runs there (Eqs. 3.14 and 3.19's data term, through the
-real disks and link). All of that is its time in transit (`net`). A refused job goes back without it.
+A job with data of its own (paper 003's home model: the initial data it was submitted with, on its home node's
+disk, and what it has written since, Eq. 3.20's d^W) takes it along wherever it is placed or moved: read from
+the disk it leaves, sent over the link with the job, written to the disk of the node that takes it before it
+runs there (Eqs. 3.14 and 3.19's data term, through the real disks and link). All of that is its time in
+transit (`net`). A refused job goes back without it.
 """
 from __future__ import annotations
 
@@ -29,8 +30,9 @@ class Migration:
         image = job.demand() if job.start >= 0 else 0.0
         job.state = "in_transit"
         payload = {"job": None, "sent": node.q.now, **fields}
-        data = job.initial_data if kind != "job_return" else 0.0
+        data = self.data(job) if kind != "job_return" else 0.0
         if data > 0:
+            node.moving[job.id] = job
             node.disk.submit(data, self._send, (job, dest, kind, payload, image + data))
             at = None
         else:
@@ -42,8 +44,15 @@ class Migration:
             node.view_version += 1
         return at
 
+    @staticmethod
+    def data(job) -> float:
+        """The bytes of its own a job takes along: its initial data and what it has written, unless they stay on
+        an I/O node of its own (remote I/O)."""
+        return job.initial_data + job.written if job.io_node < 0 else 0.0
+
     def _send(self, item) -> float | None:
         job, dest, kind, payload, size = item
+        self.node.moving.pop(job.id, None)
         payload["job"] = job.to_state()
         return self.node.send(dest, kind, payload, extra=size, fixed=self.node.remote_cost)
 
@@ -61,8 +70,9 @@ class Migration:
         elif node.placement.fits(job) and node.policy.accept(job, node):
             if kind == "migrate":      # where a moved job's stay here begins (on a bus only the receiver knows)
                 node.log("migrated_in", job=job.id, src=env.sender)
-            if job.initial_data > 0:
-                node.disk.submit(job.initial_data, self._data_written, (job, node.q.now))
+            if self.data(job) > 0:
+                node.moving[job.id] = job
+                node.disk.submit(self.data(job), self._data_written, (job, node.q.now))
             else:
                 node.admit(job)
         else:
@@ -71,6 +81,7 @@ class Migration:
 
     def _data_written(self, item) -> None:
         job, since = item
+        del self.node.moving[job.id]
         self.node.count_population()
         job.net += self.node.q.now - since
         self.node.admit(job)
@@ -101,5 +112,6 @@ class Migration:
         node.memory_changed()
         job.migrations += 1
         at = self.ship(job, dest, "migrate")
+        data = self.data(job)
         node.log("migrate", job=job.id, src=node.id, dest=dest, bytes=job.demand(),
-                 cost=None if at is None else at - node.q.now)
+                 cost=None if at is None else at - node.q.now, **({"data": data} if data else {}))

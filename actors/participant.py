@@ -114,9 +114,11 @@ class Participant:
                 "late": {kind: len(v) for kind, v in self.lateness.items()}}
 
     def in_transit(self) -> list[Job]:
-        """Jobs in messages received but not yet due (they are still on the wire)."""
+        """Jobs in messages received but not yet due (they are still on the wire); not the copy that tells a
+        job's I/O node of it (`io_data`: the job itself waits at its sender)."""
         return [parsed for _, fn, (env, parsed) in
-                ((t, fn, arg) for t, fn, arg in self.q.pending() if fn == self._receive) if parsed is not None]
+                ((t, fn, arg) for t, fn, arg in self.q.pending() if fn == self._receive)
+                if parsed is not None and env.kind != "io_data"]
 
     def _receive(self, item) -> None:
         raise NotImplementedError

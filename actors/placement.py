@@ -55,6 +55,9 @@ class Placement:
     def place(self, job: Job) -> None:
         node = self.node
         dest = node.policy.place(job, node)
+        if node.policy.migrates_on_arrival:
+            for other, there in node.policy.migrations(node):
+                node.migration.migrate(other, there)
         if dest is None or (dest == node.id and not self.fits(job)):
             return
         if dest != node.id and not job.migratable:
@@ -62,11 +65,14 @@ class Placement:
         node.count_population()
         node.pending.remove(job)
         job.queue += node.q.now - job.since
+        if dest != node.id:
+            job.remote_execs += 1
+            node.log("remote_exec", job=job.id, dest=dest)
+        if node.remote_io.place(job, dest):         # its data to its I/O node first (paper 003's IOCM)
+            return
         if dest == node.id:
             node.admit(job)
         else:
-            job.remote_execs += 1
-            node.log("remote_exec", job=job.id, dest=dest)
             node.migration.ship(job, dest, "remote_exec")
 
     def retry(self) -> None:

@@ -37,6 +37,7 @@ from actors.owner import BurstTable, Owner
 from actors.pages import PageMemory, pages_of
 from actors.participant import Participant
 from actors.placement import Placement
+from actors.remote_io import REMOTE_IO, RemoteIO
 from actors.suspension import Suspension
 
 INF = float("inf")
@@ -69,6 +70,8 @@ class Workstation(Participant):
                            mem["fault_batch"], mem["fault_model"])
         self.disk = Disk(self.q, disk["seek"], disk["rotation"], disk["bandwidth"], disk["queueing"])
         self.cache = BufferCache(self.pager, disk["cache_model"])
+        self.remote_io = RemoteIO(self)     # jobs computing here whose I/O is elsewhere, and the reverse
+        self.moving: dict[int, Job] = {}    # jobs held here while their data is read or written (paper 003)
         self.remote_cost = net["remote_exec_cost"]
         self.period = spec["report_period"]
         self.jobs: dict[int, Job] = {}
@@ -203,17 +206,26 @@ class Workstation(Participant):
         if job.done >= job.io_at:
             job.io_requests += 1
             job.io_at = job.done + self.rng.expovariate(job.io_rate)
+            if job.io_read < 1.0:
+                job.written += (1.0 - job.io_read) * job.io_size / (job.io_reaccess + 1.0)
             if self.cache.hits(job, self.jobs.values(), self.rng):
                 self._set_stop(job)
                 return True
             self.io_misses += 1
-            sd = job.io_size_sd         # a Gamma of the job's mean size and this deviation (paper 003)
-            self._block(job, "io", self.rng.gammavariate((job.io_size / sd) ** 2, sd * sd / job.io_size)
-                        if sd > 0 and job.io_size > 0 else job.io_size)
+            if job.io_node >= 0 and job.io_node != self.id:     # its I/O node's disk serves it (paper 003)
+                self.remote_io.access(job, self._io_size(job))
+            else:
+                self._block(job, "io", self._io_size(job))
             return False
         self.memory_changed()      # a step in its memory demand
         self._set_stop(job)
         return True
+
+    def _io_size(self, job: Job) -> float:
+        """An access's size: a Gamma of the job's mean size and deviation (paper 003), or the mean."""
+        sd = job.io_size_sd
+        return self.rng.gammavariate((job.io_size / sd) ** 2, sd * sd / job.io_size) if sd > 0 and job.io_size > 0 \
+            else job.io_size
 
     def _sync(self, job: Job) -> bool:
         """A parallel task ends a compute phase: it sends its partners a message and goes on only once it has
@@ -277,6 +289,8 @@ class Workstation(Participant):
         if self.pages is not None:
             self.pages.release(job)
         self.queues.finished(job)
+        if job.io_node >= 0:
+            self.remote_io.finished(job)
         self.foreign -= job.cls == "foreign"
         self.finished.append(job)
         self.memory_changed()
@@ -314,6 +328,8 @@ class Workstation(Participant):
                 self.queues.arrived(p["group"], p["to"], p["it"])
         elif kind in NETWORK_RAM:
             self.ram.receive(env)
+        elif kind in REMOTE_IO:
+            self.remote_io.receive(env, job)
         elif kind == "load_report":      # gossip: a peer's view
             for r in env.payload["report"]:
                 if r["node"] != self.id and r["time"] > self.index.get(r["node"], {"time": -1})["time"]:
@@ -334,8 +350,9 @@ class Workstation(Participant):
     def _view_refreshed(self) -> None:
         self.suspension.hold()
         self.placement.retry()
-        for job, dest in self.policy.migrations(self):
-            self.migration.migrate(job, dest)
+        if not self.policy.migrates_on_arrival:
+            for job, dest in self.policy.migrations(self):
+                self.migration.migrate(job, dest)
         self.ram.borrow()
 
     # -- views -----------------------------------------------------------------------------------------------
@@ -358,7 +375,7 @@ class Workstation(Participant):
             if job.state == "suspended":
                 job.queue += self.q.now - job.since
                 job.since = self.q.now
-        in_transit = self.in_transit()
+        in_transit = self.in_transit() + list(self.moving.values())
         for job in in_transit:
             job.state = "in_transit"
         jobs = self.finished + list(self.jobs.values()) + self.pending + in_transit

@@ -12,7 +12,9 @@ Each workstation holds its own policy object (decisions are decentralized) and c
 - `accept(job, node)` when a job sent by another node arrives (its sender's view may have been stale):
   return False to send it back, to wait in its sender's pending pool.
 - `migrations(node)` each time the load index is refreshed: a list of `(job, destination)` preemptive
-  migrations (cost r + D/B, D the job's memory image).
+  migrations (cost r + D/B, D the job's memory image). A policy with `migrates_on_arrival` (paper 003's
+  preemptive schemes, which "only arrival events trigger") is asked right after each of its `place`
+  decisions instead, and never at a refresh.
 - `runnable(job, node)` whether a resident job may use the CPU now; asked when it is admitted or unblocked,
   at every load-index refresh and whenever the node's owner comes or goes (paper 004): a job it holds off is
   `suspended` (resident, off the CPU, its time counted as waiting) until it says yes again or the job
@@ -62,6 +64,8 @@ class Policy(Params):
     # Whether it maps a parallel job's tasks (`parallel.mapping = "policy"`, paper 001): they all arrive at the
     # job's home node, and `place` sends each to its node and fills in its `partners`' nodes
     maps_tasks = False
+    # Whether `migrations` is asked after each placement (paper 003) rather than at each load-index refresh
+    migrates_on_arrival = False
 
     def place(self, job, node):
         return node.id

@@ -9,8 +9,22 @@ CPU-second: the thesis's No./MI times the CPU's MIPS, so that its products t_j *
 as its equations need (spec 003a §2.5).
 
 Where the thesis is silent (spec 003a §4.2): the disk queue is fed by what misses the buffer (the caller passes
-those rates), the job being placed counts among the node's jobs, and a queue at or beyond saturation (rho >= 1)
-gives an infinite response time, so that no criterion picks it.
+those rates), and a queue's utilization is held below `RHO_MAX` (its open-queue formula has no answer at or
+past saturation, which the thesis's I/O-bound jobs reach: a node then still ranks by its load, not all alike at
+infinity). Whether the job itself is among the node's jobs M_i in Eq. 3.9 (open point (c)): it counts in the
+node's load (the policies add it), but the queues it waits in are formed by the others' requests, since its own
+never queue behind each other (each blocks it until served, Sec. 3.1); so it waits t E(L) on the CPU with E(L)
+its own 1 plus the others', and each of its requests takes its own service plus the M/G/1 wait behind the
+others'. A job alone then gets exactly its dedicated time, t + t lam s, where the literal formula would have an
+I/O-bound job alone queue behind itself (4 times its dedicated time at lam s = 7).
+
+Eq. 3.10 deflates a job's I/O rate per CPU-second by E(L_i) "because under time-sharing each job issues I/O
+only while it holds the CPU". Literally, lam / E(L_i), that inflates it whenever E(L_i) < 1, which is when the
+jobs are I/O-bound, as the thesis's are (1.5 No./MI at 800 MIPS and 14.25 ms a miss is 2.85 s of disk per
+CPU-second, spec 003a §2.5): a job alone with lam s = 7 has E(L) = 1/8 and would load its disk to rho = 56.
+nowemu reads the sentence instead: job k is in the CPU's queue a share p_k = 1 / (1 + lam_k s_k) of its time
+(Eq. 3.12's p_CPU^k) and gets 1 / E(L_i) of the CPU there when others are too, so it issues lam_k p_k /
+max(1, E(L_i)) requests a second (a job alone: rho = lam s / (1 + lam s) < 1).
 """
 from __future__ import annotations
 
@@ -18,6 +32,7 @@ import math
 from typing import NamedTuple
 
 INF = math.inf
+RHO_MAX = 0.99      # spec 003a §4.2 (b)'s proposed clamp
 
 
 class Stream(NamedTuple):
@@ -70,38 +85,55 @@ def overloaded(loads: list[float], i: int, ratio: float = 1.25) -> bool:
 
 
 # -- expected response times (Secs. 3.2.3, 3.2.6) --------------------------------------------------------------
-def on_cpu(streams: list[Stream]) -> float:
-    """Eq. 3.12, E(L_i): the mean number of jobs on the CPU or in its queue, job k there a share
-    1 / (1 + lam_k s_k) of its time (the rest in I/O)."""
-    return sum(1.0 / (1.0 + s.rate * s.service) for s in streams)
+class Queue(NamedTuple):
+    """Jobs' requests at one M/G/1 queue summed over the jobs, all that Eqs. 3.10-3.12 need (and what a load
+    report carries of a node's disk): E(L_i), the jobs on the CPU or in its queue (Eq. 3.12: job k there a
+    share p_k = 1 / (1 + its sum of lam s) of its time, the rest in I/O), and the jobs' requests while there,
+    sum of lam p, with the service they ask, sum of lam p s, and its second moment, sum of lam p s^2."""
+    on_cpu: float = 0.0
+    rate: float = 0.0
+    busy: float = 0.0
+    second: float = 0.0
+
+    def plus(self, job: list[Stream], sign: float = 1.0, p: float | None = None, cpu: bool = True) -> Queue:
+        """This queue with a job's streams added (`sign` -1: taken away). `p`: its share on the CPU when these
+        are not all its streams (remote I/O: some go to another node); `cpu` False: it is not on this node's
+        CPU (a job whose I/O only is here)."""
+        p = sign * (1.0 / (1.0 + sum(s.rate * s.service for s in job)) if p is None else p)
+        return Queue(self.on_cpu + (p if cpu else 0.0), self.rate + p * sum(s.rate for s in job),
+                     self.busy + p * sum(s.rate * s.service for s in job),
+                     self.second + p * sum(s.rate * s.service ** 2 for s in job))
 
 
-def queue_time(streams: list[Stream], share: float = 1.0) -> float:
-    """The brackets of Eqs. 3.9 and 3.13: a request's mean time in an M/G/1 queue (Pollaczek-Khinchine),
-    E(s) + Lambda E(s^2) / (2 (1 - rho)), the streams' rates per CPU-second divided by `share` (Eq. 3.10: a job
-    time-sharing the CPU with E(L_i) - 1 others issues its requests that much more slowly); inf if saturated."""
-    rates = [s.rate / share for s in streams]
-    arrivals = sum(rates)
-    if arrivals == 0:
+def queue(jobs: list[list[Stream]]) -> Queue:
+    """The queue of these jobs, each given by its streams."""
+    total = Queue()
+    for job in jobs:
+        total = total.plus(job)
+    return total
+
+
+def wait(q: Queue) -> float:
+    """A request's mean wait behind the requests of `q` in an M/G/1 queue (Pollaczek-Khinchine, the brackets of
+    Eqs. 3.9 and 3.13 less the request's own service), Lambda E(s^2) / (2 (1 - rho)): each job's requests arrive
+    at its rate per CPU-second times the share of the time it is on the CPU (Eq. 3.10's deflation, read as that:
+    see the module's docstring), rho held below `RHO_MAX`."""
+    if q.rate <= 0:
         return 0.0
-    rho = sum(x * s.service for x, s in zip(rates, streams))
-    if rho >= 1.0:
-        return INF
-    second = sum(x * s.service ** 2 for x, s in zip(rates, streams))     # Lambda x E(s^2), Eq. 3.11
-    return rho / arrivals + second / (2.0 * (1.0 - rho))
+    share = max(1.0, q.on_cpu)
+    rho = min(q.busy / share, RHO_MAX)
+    return q.second / share / (2.0 * (1.0 - rho))       # Lambda E(s^2), Eq. 3.11
 
 
-def response(t: float, lam: float, cpu: list[Stream], disk: list[Stream] | None = None,
-             link: list[Stream] | None = None) -> float:
-    """Eq. 3.9 (local I/O): t E(L_i) + t lam [disk queue time], the node's jobs `cpu` (their disk streams, the
-    job itself among them) and, by default, its disk fed by the same streams. Eq. 3.13 (remote I/O on node k):
-    `disk` is node k's, and `link` the streams crossing the link from i to k (rates per wall second). For the
-    remaining time of a running job (Eq. 3.17, r_PM) pass t - a."""
-    shared = on_cpu(cpu)
-    time = t * shared + t * lam * queue_time(cpu if disk is None else disk,
-                                             shared if disk is None else on_cpu(disk))
-    if link:
-        time += t * lam * queue_time(link)
+def response(t: float, others: Queue, legs: list[tuple[list[Stream], Queue]]) -> float:
+    """Eq. 3.9 (local I/O), Eq. 3.13 (remote I/O) and, for the remaining t - a of a running job, Eq. 3.17: a job
+    of t CPU-seconds sharing the CPU with `others` (E(L) = 1 + theirs), each of its `legs` its requests at one
+    queue (a disk, a link) with the queue of the others' requests there: t E(L) + t sum over its requests of
+    lam (s + wait)."""
+    time = t * (1.0 + others.on_cpu)
+    for streams, q in legs:
+        w = wait(q)
+        time += t * sum(s.rate * (s.service + w) for s in streams)
     return time
 
 

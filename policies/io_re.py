@@ -10,14 +10,12 @@ get), so that the jobs of one period do not all go to the same node. Ties go to 
 lowest id.
 """
 from policies.base import Policy, SentSinceView
-from policies.io_load import io_load
+from policies.disk_view import misses
 
 
 def explicit_io_load(node) -> float:
-    """Eq. 3.2's explicit part on `node` now: sum over its jobs of lam_j (1 - h(i, j)), per CPU-second."""
-    jobs = node.jobs.values()
-    doing = [j for j in jobs if j.io_rate > 0]
-    return io_load(0.0, 0, [j.io_rate for j in doing], [node.cache.hit_ratio(j, jobs) for j in doing])
+    """Eq. 3.2's explicit part on `node` now: sum of lam_j (1 - h(i, j)) over the jobs whose I/O its disk serves."""
+    return sum(lam * (1.0 - h) for lam, h in misses(node, node.jobs.values()))
 
 
 class IORemoteExecution(Policy):
@@ -28,15 +26,25 @@ class IORemoteExecution(Policy):
     def report(self, node) -> dict:
         return {"explicit_io": explicit_io_load(node)}
 
+    def loads(self, node) -> dict:
+        """Each node's explicit I/O load as this node sees it, with what it has sent there since its view
+        changed."""
+        sent = self.sent.of(node)
+        loads = {peer: r["explicit_io"] + sent.get(peer, 0.0) for peer, r in node.index.items() if "explicit_io" in r}
+        loads[node.id] = explicit_io_load(node)
+        return loads
+
+    def count(self, job, peer: int, node) -> None:
+        sent = self.sent.of(node)
+        sent[peer] = sent.get(peer, 0.0) + job.io_rate
+
     def place(self, job, node):
         if not job.migratable:
             return node.id
-        sent = self.sent.of(node)
-        loads = {peer: r["explicit_io"] for peer, r in node.index.items() if "explicit_io" in r}
-        loads[node.id] = explicit_io_load(node)
-        best = min(loads, key=lambda p: (loads[p] + sent.get(p, 0.0), p != node.id, p))
+        loads = self.loads(node)
+        best = min(loads, key=lambda p: (loads[p], p != node.id, p))
         if best != node.id:
-            sent[best] = sent.get(best, 0.0) + job.io_rate
+            self.count(job, best, node)
         return best
 
 

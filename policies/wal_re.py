@@ -13,6 +13,7 @@ before any job has run). A node reads its own loads as of now and its peers' fro
 old), plus what it has itself sent to each since the view was refreshed (`SentSinceView`).
 """
 from policies.base import Policy, SentSinceView
+from policies.disk_view import misses
 from policies.io_load import implicit_io_load, io_load, overloaded, weighted_average_load
 
 RATIO = 1.25        # Sec. 3.2.1: the thesis's best threshold ratio after a sweep over 1.0-2.0, also WAL-PM's
@@ -25,10 +26,10 @@ def node_loads(node, extra=None) -> dict:
     jobs = list(node.jobs.values()) + ([extra] if extra is not None else [])
     pager = node.pager
     demand = pager.demand + (extra.demand() if extra is not None else 0.0)
-    doing = [j for j in jobs if j.io_rate > 0]
     page = implicit_io_load(pager.fault_rate, demand, pager.user_memory)
-    hits = [node.cache.hit_ratio(j, jobs) for j in doing]
-    return {"jobs": len(jobs), "demand": demand, "io_load": io_load(page, len(jobs), [j.io_rate for j in doing], hits),
+    doing = misses(node, jobs)
+    return {"jobs": len(jobs), "demand": demand,
+            "io_load": io_load(page, len(jobs), [lam for lam, _ in doing], [h for _, h in doing]),
             **{f"{x}_time": sum(getattr(j, x) for j in jobs) for x in TIMES}}
 
 
@@ -51,26 +52,37 @@ class WALRemoteExecution(Policy):
         loads = node_loads(node)
         return {k: loads[k] for k in ("io_load", *(f"{x}_time" for x in TIMES))}     # jobs, demand: every report's
 
-    def place(self, job, node):
-        if not job.migratable:
-            return node.id
+    def loads(self, job, node) -> tuple[list, list]:
+        """The nodes' ids and WAL loads (Eq. 3.16) as this node sees them, with `job` counted on this node."""
         sent = self.sent.of(node)
         view = {p: r for p, r in node.index.items() if "io_load" in r}
         view[node.id] = node_loads(node, job)
         ids = sorted(view)
         loads = [(r["jobs"] + s[0], r["demand"] + s[1], r["io_load"] + s[2])
                  for r, s in ((view[p], sent.get(p, (0, 0.0, 0.0))) for p in ids)]
-        wal = weighted_average_load(loads, weights(view.values()))
+        return ids, weighted_average_load(loads, weights(view.values()))
+
+    def target(self, job, node):
+        """The node of least WAL load if this node, `job` counted on it, is overloaded (Sec. 3.2.1's test: its
+        load the cluster's highest and above `ratio` times the mean); else None. Ties: this node, the lowest id."""
+        ids, wal = self.loads(job, node)
         home = ids.index(node.id)
         if not overloaded(wal, home, self.ratio):
+            return None
+        return ids[min(range(len(ids)), key=lambda i: (wal[i], i != home, ids[i]))]
+
+    def count(self, job, peer: int, node) -> None:
+        added = self.sent.of(node).setdefault(peer, [0, 0.0, 0.0])
+        added[0] += 1
+        added[1] += job.demand()
+        added[2] += job.io_rate
+
+    def place(self, job, node):
+        best = self.target(job, node) if job.migratable else None
+        if best is None or best == node.id:
             return node.id
-        best = min(range(len(ids)), key=lambda i: (wal[i], i != home, ids[i]))
-        if best != home:
-            added = sent.setdefault(ids[best], [0, 0.0, 0.0])
-            added[0] += 1
-            added[1] += job.demand()
-            added[2] += job.io_rate
-        return ids[best]
+        self.count(job, best, node)
+        return best
 
 
 POLICY = WALRemoteExecution

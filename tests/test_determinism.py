@@ -72,6 +72,11 @@ def test_same_seed_same_results_other_seed_other_results(tmp_path):
     ("p003/io.toml", ("workload.jobs=20", 'workload.arrival.span="60 s"', 'workload.lifetime.max="20 s"',
                       'network.latency="2 ms"',            # stepped's windows are a latency long
                       'workload.io.initial_data="10 MB"')),   # sent when its read from the disk is done
+    # paper 003's IOCM (a job's computation and I/O split: its data to its I/O node, each miss a request there and
+    # its bytes back) and WAL-PM (migrations decided at arrivals, the data written so far moved along)
+    *[("p003/io.toml", ("workload.jobs=40", 'workload.arrival.span="40 s"', 'workload.lifetime.max="20 s"',
+                        'network.latency="2 ms"', 'workload.io.initial_data="10 MB"', "workload.io.read_fraction=0.5",
+                        f"policy={policy}")) for policy in ("iocm", "wal_pm")],
 ])
 def test_every_family_is_identical_inline_and_stepped(ray_local, tmp_path, name, overrides):
     """Every paper's models across runtimes. Paper 004's: owners' bursts and episodes drawn inside each actor, evictions and

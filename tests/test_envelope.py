@@ -57,6 +57,9 @@ def valid(kind="remote_exec", deliver_at=1.0, sender=1, seq=1, dest=0) -> list:
                "ram_request": {"bytes": 4096.0}, "ram_grant": {"bytes": 0.0, "asked": 4096.0},
                "ram_release": {"bytes": 4096.0}, "ram_evict": {"bytes": 4096.0},
                "page_request": {"job_id": 4, "pages": 50}, "page_reply": {"job_id": 4, "pages": 50},
+               "io_data": {"job": job_state(io_node=2)}, "io_stored": {"job_id": 4},
+               "io_request": {"job_id": 4, "bytes": 262144.0}, "io_reply": {"job_id": 4, "bytes": 262144.0},
+               "io_end": {"job_id": 4},
                "relay": {"dest": -1, "kind": "load_index", "payload": {"reports": []}, "size": 60, "fixed": 0.0},
                }[kind]
     return [deliver_at, sender, seq, kind, payload, dest]
@@ -184,8 +187,9 @@ def test_rejects_a_payload_missing_a_required_field(kind, missing):
 
 @pytest.mark.parametrize("kind, field, value", [("ram_request", "bytes", -1.0), ("ram_grant", "asked", "all"),
                                                 ("ram_evict", "bytes", float("inf")), ("page_reply", "pages", 2.5),
-                                                ("page_request", "job_id", -3)])
-def test_rejects_network_ram_amounts_that_are_not_amounts(kind, field, value):
+                                                ("page_request", "job_id", -3), ("io_request", "bytes", -1.0),
+                                                ("io_reply", "job_id", 1.5)])
+def test_rejects_network_ram_and_remote_io_amounts_that_are_not_amounts(kind, field, value):
     item = valid(kind)
     item[4][field] = value
     rejects(raw_batch(item), "envelope #0", kind, f"'payload.{field}'", "non-negative")

@@ -1,12 +1,11 @@
 """Paper 003's load-balancing arithmetic (policies/io_load.py) against values worked by hand from the thesis's
 equations, with Table 3.2's platform: 800 MIPS, a 160 MB buffer, 256 KB requests, r = 5, 100 Mbps links and
 40 MB/s disks."""
-import math
 
 import pytest
 
-from policies.io_load import (Stream, buffer_shares, cost_effectiveness, data_move, hit_rate, implicit_io_load,
-                              io_load, iocm_cost, migration_cost, on_cpu, overloaded, queue_time, response,
+from policies.io_load import (Queue, Stream, buffer_shares, cost_effectiveness, data_move, hit_rate,
+                              implicit_io_load, io_load, iocm_cost, migration_cost, overloaded, queue, response, wait,
                               weighted_average_load, written_data)
 
 MB = 2**20
@@ -50,26 +49,52 @@ def test_weighted_average_load_normalises_each_index_by_the_clusters_largest():
     assert not overloaded([0, 0], 0)
 
 
-def test_local_response_time_is_cpu_sharing_plus_the_mg1_disk():
-    two = [Stream(10.0, 0.01), Stream(10.0, 0.01)]
-    assert on_cpu(two) == pytest.approx(2 / 1.1)                       # each on the CPU 1/(1 + 0.1) of its time
-    # rates deflated by E(L) = 1.818: 5.5 each, Lambda 11, rho 0.11, E(s) 0.01, Lambda E(s^2) = 11 x 1e-4
-    wait = 0.01 + 11 * 0.01**2 / (2 * (1 - 0.11))
-    assert queue_time(two, on_cpu(two)) == pytest.approx(wait)
-    assert response(2.0, 10.0, two) == pytest.approx(2 * (2 / 1.1) + 2 * 10 * wait)    # 3.8487
-    assert response(2.0, 10.0, two) == pytest.approx(3.84872, abs=1e-5)
-    assert queue_time([Stream(100.0, 0.02)]) == math.inf               # rho = 2: saturated
-    assert queue_time([]) == 0.0 and response(1.0, 0.0, [Stream(0.0, 0.01)]) == pytest.approx(1.0)
+def test_local_response_time_is_cpu_sharing_plus_the_mg1_disk_behind_the_other_jobs():
+    own = [Stream(10.0, 0.01)]                                         # 10 accesses of 10 ms per CPU-second
+    other = queue([own])
+    assert other.on_cpu == pytest.approx(1 / 1.1)                      # on the CPU 1/(1 + 0.1) of its time
+    # the other issues 10 / 1.1 requests a second (E(L) < 1: the CPU all its own when there), rho 0.0909, and
+    # Lambda E(s^2) = 9.09e-4: a request of ours waits 9.09e-4 / (2 x 0.909) = 0.5 ms behind them
+    assert wait(other) == pytest.approx(5e-4)
+    # 2 CPU-seconds shared with it, E(L) = 1 + 0.909; 20 requests of 10 ms plus the wait
+    assert response(2.0, other, [(own, other)]) == pytest.approx(2 * (1 + 1 / 1.1) + 20 * 0.0105)    # 4.02818
+    assert response(2.0, other, [(own, other)]) == pytest.approx(4.02818, abs=1e-5)
+    # alone, a job takes its dedicated time: its own requests never queue behind each other
+    assert response(2.0, Queue(), [(own, Queue())]) == pytest.approx(2.2)
+    assert wait(Queue()) == 0.0
+
+
+def test_an_io_bound_job_does_not_saturate_its_disk_alone_and_a_saturated_queue_is_held_below_rho_1():
+    # lam s = 2: on the CPU a third of its time, so 33.3 requests a second, rho 2/3, E(s^2) 4e-4
+    alone = queue([[Stream(100.0, 0.02)]])
+    assert alone.on_cpu == pytest.approx(1 / 3)
+    assert wait(alone) == pytest.approx((100 / 3) * 4e-4 / (2 * (1 - 2 / 3)))         # 0.02
+    # three of them: E(L) = 1, rho 2 -> held at 0.99: 100 x 4e-4 / (2 x 0.01)
+    assert wait(queue([[Stream(100.0, 0.02)]] * 3)) == pytest.approx(100 * 4e-4 / 0.02)
+
+
+def test_a_job_of_two_streams_is_on_the_cpu_for_the_share_both_leave_it_and_can_be_taken_away():
+    # 10 explicit accesses of 10 ms and 5 faults of 20 ms per CPU-second: on the CPU 1/(1 + 0.1 + 0.1)
+    job = [Stream(10.0, 0.01), Stream(5.0, 0.02)]
+    q = queue([job])
+    assert q == pytest.approx(Queue(1 / 1.2, 15 / 1.2, 0.2 / 1.2, (10 * 1e-4 + 5 * 4e-4) / 1.2))
+    assert wait(q) == pytest.approx(0.0025 / (2 * (1 - 0.2 / 1.2)))                   # 1.5 ms
+    assert q.plus([Stream(1.0, 0.5)]).plus([Stream(1.0, 0.5)], -1) == pytest.approx(q)
+    # a job whose share on the CPU is set by streams elsewhere, or that is not on this CPU (its I/O only here)
+    assert Queue().plus([Stream(10.0, 0.01)], p=0.5, cpu=False) == pytest.approx(Queue(0.0, 5.0, 0.05, 5e-4))
 
 
 def test_remote_response_time_adds_the_data_nodes_disk_and_the_link():
-    cpu = [Stream(10.0, 0.01)]                                         # the job alone on its CPU: E(L) = 1/1.1
-    disk = [Stream(20.0, 0.01)]                                        # node k: E(L) = 1/1.2, rate 24, rho 0.24
-    link = [Stream(11.0, 0.021)]                                       # 256 KB at 100 Mbps, 11 per second
-    k = 0.01 + 24 * 0.01**2 / (2 * (1 - 0.24))
-    net = 0.021 + 11 * 0.021**2 / (2 * (1 - 11 * 0.021))
-    assert response(2.0, 10.0, cpu, disk, link) == pytest.approx(2 / 1.1 + 20 * k + 20 * net)
-    assert response(2.0, 10.0, cpu, disk, link) == pytest.approx(2.53284, abs=1e-5)
+    own = [Stream(10.0, 0.01)]                                         # its misses, at node k's disk
+    disk = queue([[Stream(20.0, 0.01)]])                               # node k's job: 20 / 1.2 a second, rho 1/6
+    link = queue([[Stream(11.0, 0.021)]])                              # 256 KB at 100 Mbps, 11 / 1.231 a second
+    k = (20 / 1.2) * 0.01**2 / (2 * (1 - 0.2 / 1.2))                   # 1 ms
+    net = (11 / 1.231) * 0.021**2 / (2 * (1 - 0.231 / 1.231))          # 2.43 ms
+    sent = [Stream(10.0, 0.021)]
+    # alone on its CPU: 2 s; 20 requests at k's disk, 20 transfers on the link, each its service plus the wait
+    assert response(2.0, Queue(), [(own, disk), (sent, link)]) == pytest.approx(2 + 20 * (0.01 + k)
+                                                                                + 20 * (0.021 + net))
+    assert response(2.0, Queue(), [(own, disk), (sent, link)]) == pytest.approx(2.68851, abs=1e-5)
 
 
 def test_migration_costs_and_cost_effectiveness():

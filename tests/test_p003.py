@@ -17,8 +17,16 @@ def test_a_nodes_explicit_io_load_is_what_misses_the_buffer():
     jobs = {0: Job(0, 0, 0.0, 2.0, io_rate=1200.0, io_size=256 * 1024, io_reaccess=5),
             1: Job(1, 0, 0.0, 10.0, io_rate=400.0, io_size=256 * 1024, io_reaccess=5),
             2: Job(2, 0, 0.0, 50.0)}
-    node = SimpleNamespace(jobs=jobs, cache=BufferCache(SimpleNamespace(buffer_cache=160 * MB), "reaccess"))
+    node = SimpleNamespace(id=0, jobs=jobs, cache=BufferCache(SimpleNamespace(buffer_cache=160 * MB), "reaccess"),
+                           remote_io=SimpleNamespace(guests={}))
     assert explicit_io_load(node) == pytest.approx(200 + 320)
+    # job 1 reads its data from node 2's disk (remote I/O): node 0's disk serves only job 0's misses, the buffer
+    # still split between both; a guest of node 0's, job 3 (job 1's twin computing elsewhere), is counted as if
+    # it had the buffer alone (5 x 160 MB / (10 x 400 x 256 KB) = 0.8 hits)
+    jobs[1].io_node = 2
+    assert explicit_io_load(node) == pytest.approx(200)
+    node.remote_io.guests[3] = Job(3, 1, 0.0, 10.0, io_rate=400.0, io_size=256 * 1024, io_reaccess=5, io_node=0)
+    assert explicit_io_load(node) == pytest.approx(200 + 400 * 0.2)
 
 
 def test_io_re_sends_jobs_away_from_io_hot_spots_and_shortens_their_time():
@@ -123,3 +131,45 @@ def test_wal_re_moves_jobs_off_overloaded_nodes_and_shortens_their_time():
         assert_balanced(wal)
         a, b = nlb["summary"]["metrics"], wal["summary"]["metrics"]
         assert b["remote_executions"] > 0 and b["mean_slowdown"] < a["mean_slowdown"], seed
+
+
+@pytest.mark.parametrize("policy", ["wal_pm", "io_pm", "cm_pm"])
+def test_preemptive_schemes_decide_only_when_a_job_arrives_and_beat_nlb(policy):
+    """Paper 003's PM schemes act on arrivals only (Fig. 3.3), moving at most one job each: every decision is
+    made at the arrival of a job at its node, none twice at one arrival, and every preemptive migration is one
+    decided. Over three seeds, paired, their mean slowdown is below NLB's."""
+    for seed in (1, 2, 3):
+        nlb = run("p003/io.toml", *SMALL, f"seed={seed}", "policy=local")
+        pm = run("p003/io.toml", *SMALL, f"seed={seed}", f"policy={policy}")
+        assert_balanced(pm)
+        arrivals = {(j["home"], j["arrival"]) for j in pm["jobs"]}
+        decided = [e for e in pm["events"] if e["event"] in ("remote", "preempt")]
+        at = [(e["node"], e["time"]) for e in decided]
+        assert decided and set(at) <= arrivals and len(set(at)) == len(at), seed
+        preempted = sorted(e["job"] for e in decided if e["event"] == "preempt")
+        assert preempted and preempted == sorted(e["job"] for e in pm["events"] if e["event"] == "migrate")
+        assert pm["summary"]["metrics"]["mean_slowdown"] < nlb["summary"]["metrics"]["mean_slowdown"], seed
+
+
+def test_a_migrated_job_takes_the_data_it_has_written_along():
+    """Eq. 3.20: half the accesses write, each datum 6 times, so by its end a job has written io_requests x 0.5 x
+    256 KB / 6 bytes (its expected writes, accrued access by access), and a migration moves what it has written
+    by then with its initial data, through both disks and the link, plus its memory image and the fixed cost f.
+    Without writes only the initial data moves."""
+    from emu.inputs.workload import generate
+    from policies.io_load import migration_cost
+    from tests.conftest import load
+    net = 100e6 / 8
+    for reads in (0.5, 1.0):
+        sets = (*SMALL, "policy=wal_pm", f"workload.io.read_fraction={reads}", 'workload.io.initial_data="20 MB"')
+        r = run("p003/io.toml", *sets)
+        assert_balanced(r)
+        initial = {j.id: j.initial_data for j in generate(load("p003/io.toml", *sets), 6)}
+        jobs = {j["job"]: j for j in r["jobs"]}
+        moves = [e for e in r["events"] if e["event"] == "migrate"]
+        assert any(e["data"] > initial[e["job"]] for e in moves) == (reads < 1)
+        for e in moves:
+            job, written = jobs[e["job"]], e["data"] - initial[e["job"]]
+            assert 0 <= written <= job["io_requests"] * (1 - reads) * 256 * 1024 / 6 * (1 + 1e-12)
+            if job["migrations"] == 1 and not job["remote_execs"]:
+                assert job["net"] >= migration_cost(0.1, e["bytes"], e["data"], 0.0, net, 40 * MB, 40 * MB)

@@ -32,6 +32,13 @@ KINDS: dict[str, tuple[str, ...]] = {
     "ram_evict": ("bytes",),
     "page_request": ("job_id", "pages"),
     "page_reply": ("job_id", "pages"),
+    # remote I/O (paper 003's IOCM, actors/remote_io.py): a job's data to its I/O node (with a copy of the job),
+    # stored; each access of the job there and its bytes back; the job's end
+    "io_data": ("job",),
+    "io_stored": ("job_id",),
+    "io_request": ("job_id", "bytes"),
+    "io_reply": ("job_id", "bytes"),
+    "io_end": ("job_id",),
     # on a shared bus (network.medium = "bus") every message goes to the bus first, wrapped
     "relay": ("dest", "kind", "payload", "size", "fixed"),
 }

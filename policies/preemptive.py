@@ -1,0 +1,95 @@
+"""Preemptive migration as paper 003's schemes do it (Qin's thesis, Secs. 3.2.5-3.2.6, Fig. 3.3), the part that
+WAL-PM, IO-PM and CM-PM share; they differ only in the load index that finds an overloaded node (`target`),
+each that of its remote-execution scheme (WAL-RE, IO-RE, CM-RE).
+
+On a job's arrival, with the job counted on its home node i (Fig. 3.3's step 1), the policy's index may say
+that i is overloaded and name the candidate node k of least load. Then the jobs of i whose expected remaining
+response time there exceeds that on k plus their migration cost are eligible (EM(i, k), Eq. 3.18), the new job
+among them, and the one of largest migration cost-effectiveness (MCE, Eq. 3.21: the I/O it has issued per
+second of its cost) moves: the new job by remote execution, a running one by preemptive migration. At most one
+job per arrival, and nothing at other times ("only arrival events trigger WAL-PM"; `migrates_on_arrival`). Each
+decision is in the run's events (`remote` or `preempt`, the job and its destination); a running job blocked on
+its disk leaves once its request is served.
+
+Expected remaining response times (Eq. 3.17, Eq. 3.9 for t - a) come from the disk queues of i (now, the new job
+counted) and of k (policies/disk_view.py). A job's age a is the CPU time it has had (spec 003a §7.4 item 19),
+its t its whole CPU time (the thesis's oracle), its lam its explicit I/O rate. Where MCE ties (a newborn has 0,
+so has a job without I/O), the larger expected gain decides, then the lower job id.
+
+Costs (Eq. 3.19): e = f = the scenario's fixed remote-execution cost r (the lineage's, paper 000: the thesis
+gives neither), the memory image m_j its demand now, the data (initial, plus written so far for a running job,
+Eq. 3.20) read at the source disk, sent, written at the destination, at the nominal bandwidths of this node's
+link and disk (the cluster is homogeneous); the emulator then moves all of it through the real disks and link.
+"""
+from __future__ import annotations
+
+from policies.base import Policy
+from policies.disk_view import DiskView, disk_queue, explicit, faults, volume
+from policies.io_load import cost_effectiveness, data_move, migration_cost, response
+
+
+class PreemptiveMigration(Policy):
+    migrates_on_arrival = True
+
+    # A scheme provides, from its load index: `target(job, node)`, the candidate node k when `node`, with `job`
+    # counted on it, is overloaded (else None or node.id), and `count(job, peer, node)`, which adds a job sent
+    # to `peer` to the index until the view is refreshed (its remote-execution policy's, as a mixin's).
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self.moves: list = []           # the migration decided by the last `place`, for `migrations`
+        self.disks = DiskView()
+
+    def report(self, node) -> dict:
+        return self.disks.report(node)
+
+    def migrations(self, node) -> list:
+        moves, self.moves = self.moves, []
+        return moves
+
+    def place(self, job, node):
+        if not job.migratable:
+            return node.id
+        k = self.target(job, node)
+        if k is None or k == node.id or "disk" not in node.index.get(k, {}):
+            return node.id
+        q = self.migrant(job, node, k)
+        if q is None:
+            return node.id
+        self.count(q, k, node)
+        self.disks.add(node, k, q)
+        node.log("preempt" if q is not job else "remote", job=q.id, dest=k)
+        if q is job:
+            return k
+        self.moves.append((q, k))
+        return node.id
+
+    def migrant(self, job, node, k: int):
+        """The job of EM(i, k) (Eq. 3.18), the new `job` among them, of largest MCE (Eq. 3.21); None if EM is
+        empty."""
+        speed = node.speed
+        everyone = list(node.jobs.values()) + [job]
+        home, home_volume = disk_queue(node, everyone)
+        home_demand, home_memory = sum(j.demand() for j in everyone), node.pager.user_memory
+        there, vol, demand, memory = self.disks.peer(node, k)
+        net, disk = node.nic.bandwidth, node.disk.bandwidth
+        best, best_key = None, None
+        for q in everyone:
+            if not q.migratable or q.state == "in_transit" or q.id in node.leaving or q.io_node >= 0 \
+                    or (q.group, q.rank) in node.waiting:
+                continue
+            rest = (q.work - q.done) / speed
+            here = faults(q, node, home_demand, home_memory) + explicit(q, node, home_volume)
+            mine = faults(q, node, demand + q.demand(), memory) + explicit(q, node, vol + volume(q, speed))
+            if q is job:
+                cost = node.remote_cost + data_move(q.initial_data, net, disk, disk)
+            else:
+                cost = migration_cost(node.remote_cost, q.demand(), q.initial_data, q.written, net, disk, disk)
+            others = home.plus(here, -1)
+            gain = response(rest, others, [(here, others)]) - response(rest, there, [(mine, there)]) - cost
+            if not gain > 0:            # not eligible
+                continue
+            key = (cost_effectiveness(q.done / speed, q.io_rate * speed, cost), gain, -q.id)
+            if best_key is None or key > best_key:
+                best, best_key = q, key
+        return best
