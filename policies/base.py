@@ -92,6 +92,19 @@ class Policy(Params):
         pass
 
 
+class RemoteExecution(Policy):
+    """Remote execution to where a load index says (paper 003's CM-RE, WAL-RE): `target(job, node)` names the
+    node a new job should run on (None, or this node: here), `count(job, peer, node)` adds a job sent to `peer`
+    to what this node sees of it until its view is refreshed. A job that may not move stays."""
+
+    def place(self, job, node):
+        best = self.target(job, node) if job.migratable else None
+        if best is None or best == node.id:
+            return node.id
+        self.count(job, best, node)
+        return best
+
+
 class SentSinceView:
     """What a node has itself sent to each peer (peer -> amounts) since its view of the load index was last
     refreshed, for a policy to add to the view: the jobs it places in one period then do not all go where the

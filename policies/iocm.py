@@ -4,7 +4,7 @@ its computation and its I/O, each on the node that suits it. On a job's arrival 
 1. its I/O node M_IO: i, unless i is I/O-overloaded (its I/O load, Eq. 3.2, the cluster's highest and above
    1.25 times the mean), then the node of least I/O load;
 2. its computing node M_CM: CM-RE's rule (policies/cm_re.py: by memory load when i's memory is overloaded,
-   else by job count when its CPU is, else i);
+   else by job count when its CPU is, beyond the CPU threshold, else i);
 3. if either is not i, the split is made only if the job's expected response time at home exceeds that of the
    chosen pair plus its cost (Eq. 3.15, with Eq. 3.14's costs); else everything stays at home (only the chosen
    pair is weighed: spec 003a §4.5's default);
@@ -23,10 +23,14 @@ from policies.base import SentSinceView
 from policies.cm_re import CMRemoteExecution
 from policies.disk_view import DiskView, disk_queue, explicit, faults, volume
 from policies.io_load import Queue, Stream, iocm_cost, overloaded, response
-from policies.wal_re import node_loads
+from policies.wal_re import RATIO, node_loads
 
 
 class IOCM(CMRemoteExecution):
+    PARAMS = {**CMRemoteExecution.PARAMS,
+              "ratio": ("number", RATIO, "a node is I/O-overloaded when its I/O load is the highest and above this "
+                                         "multiple of the mean (Sec. 3.2.1)")}
+
     def __init__(self, **params):
         super().__init__(**params)
         self.disks = DiskView()

@@ -12,7 +12,7 @@ I/O accessing" measured by the load monitor (cluster-wide, spec 003a §7.4 item 
 before any job has run). A node reads its own loads as of now and its peers' from its view (up to one period
 old), plus what it has itself sent to each since the view was refreshed (`SentSinceView`).
 """
-from policies.base import Policy, SentSinceView
+from policies.base import RemoteExecution, SentSinceView
 from policies.disk_view import misses
 from policies.io_load import implicit_io_load, io_load, overloaded, weighted_average_load
 
@@ -40,7 +40,7 @@ def weights(reports) -> tuple[float, float, float]:
     return tuple(t / whole for t in total) if whole > 0 else (1 / 3, 1 / 3, 1 / 3)
 
 
-class WALRemoteExecution(Policy):
+class WALRemoteExecution(RemoteExecution):
     PARAMS = {"ratio": ("number", RATIO, "a node is overloaded when its WAL load is the highest and above this "
                                          "multiple of the mean (Sec. 3.2.1)")}
 
@@ -76,13 +76,6 @@ class WALRemoteExecution(Policy):
         added[0] += 1
         added[1] += job.demand()
         added[2] += job.io_rate
-
-    def place(self, job, node):
-        best = self.target(job, node) if job.migratable else None
-        if best is None or best == node.id:
-            return node.id
-        self.count(job, best, node)
-        return best
 
 
 POLICY = WALRemoteExecution

@@ -237,3 +237,22 @@ def test_full_reproduction_runs_every_experiment(ray_local, tmp_path, paper):
     assert "run(s) failed" not in text and "Scaled-down variant" not in text
     claims = [line for line in text.splitlines() if line.startswith(("| Fig. ", "| Table 1", "| §"))]
     assert claims and all(("| yes |" in c) + ("| **no** |" in c) + ("| not measured |" in c) == 1 for c in claims)
+
+
+def test_p003_quick_writes_every_run_and_its_report(ray_local, tmp_path):
+    """`nowemu reproduce p003 --quick`: Ch. 3's four experiments (Figs. 3.4, 3.5, 3.6, 3.9) at their axes' ends,
+    each figure's policies and NLB, a third of the jobs; the tables' means are the runs' (one seed: the run's own
+    mean slowdown), and every claim is decided."""
+    from emu.tools.reproductions import p003
+    report = tmp_path / "p003.md"
+    assert cli.main(["reproduce", "p003", "--quick", "--out", str(tmp_path / "runs"), "--report", str(report)]) == 0
+    runs = {p.parent.relative_to(tmp_path / "runs").parts for p in (tmp_path / "runs").rglob("summary.json")}
+    assert {fig for fig, _ in runs} == set(p003.AXES)
+    assert len(runs) == sum(2 * (1 + len(p003.SHOWN[fig])) for fig in p003.AXES)
+    text = report.read_text()
+    summary = json.loads((tmp_path / "runs" / "fig3.4" / "wal_pm-3.625_MI-s1" / "summary.json").read_text())
+    assert summary["config"]["policy"]["name"] == "wal_pm" and summary["config"]["workload"][0]["jobs"] == 100
+    row = next(line for line in text.splitlines() if line.startswith("| 3.625 /MI |"))
+    assert row.split(" | ")[7] == f"{summary['metrics']['mean_slowdown']:.2f}"       # NLB, then the 7 in order
+    claims = [line for line in text.splitlines() if line.startswith("| Fig. 3.")]
+    assert len(claims) == 22 and all(("| yes |" in c) + ("| **no** |" in c) == 1 for c in claims)
