@@ -27,7 +27,8 @@ class RemoteIO:
         self.node = node
         self.guests: dict = {}                  # job id -> job computing elsewhere whose I/O is here
         self.waiting: dict[int, tuple] = {}     # job id -> (job, since): blocked on an access at its I/O node
-        self.relocating: dict[int, tuple] = {}  # job id -> (job, computing node, since): its data on its way
+        self.relocating: dict[int, tuple] = {}  # job id -> (computing node, since): its data on its way (the
+                                                # job itself waits in `node.moving`)
 
     def place(self, job, dest: int) -> bool:
         """Before `job` is admitted here or sent to `dest` to compute: its data moved to its I/O node first
@@ -40,7 +41,7 @@ class RemoteIO:
             self.guests[job.id] = job
             return False
         node.moving[job.id] = job
-        self.relocating[job.id] = (job, dest, node.q.now)
+        self.relocating[job.id] = (dest, node.q.now)
         node.disk.submit(job.initial_data, self._send_data, job)
         return True
 
@@ -55,9 +56,8 @@ class RemoteIO:
         node.send(job.io_node, "io_request", {"job_id": job.id, "bytes": size})
 
     def finished(self, job) -> None:
-        if job.io_node >= 0 and job.io_node != self.node.id:
-            self.node.send(job.io_node, "io_end", {"job_id": job.id})
-        self.guests.pop(job.id, None)
+        """A job whose I/O node is another ended here: that node forgets it."""
+        self.node.send(job.io_node, "io_end", {"job_id": job.id})
 
     def receive(self, env, job) -> None:
         node, p = self.node, env.payload
@@ -65,8 +65,8 @@ class RemoteIO:
         if kind == "io_data":       # a guest's data (`job`: a copy, the job waits at its sender): stored, acknowledged
             node.disk.submit(job.initial_data, self._stored, (job, env.sender))
         elif kind == "io_stored":
-            job, dest, since = self.relocating.pop(p["job_id"])
-            del node.moving[job.id]
+            dest, since = self.relocating.pop(p["job_id"])
+            job = node.moving.pop(p["job_id"])
             job.net += node.q.now - since
             node.count_population()
             if dest == node.id:

@@ -84,6 +84,15 @@ def overloaded(loads: list[float], i: int, ratio: float = 1.25) -> bool:
     return loads[i] >= max(loads) and mean > 0 and loads[i] / mean > ratio
 
 
+def least_if_overloaded(loads: dict[int, float], home: int, ratio: float = 1.25) -> int | None:
+    """Sec. 3.2.1's rule on a load index by node: when node `home` is overloaded (`overloaded`), the node of
+    least load (ties: `home`, then the lowest id); else None."""
+    ids = sorted(loads)
+    if not overloaded([loads[p] for p in ids], ids.index(home), ratio):
+        return None
+    return min(ids, key=lambda p: (loads[p], p != home, p))
+
+
 # -- expected response times (Secs. 3.2.3, 3.2.6) --------------------------------------------------------------
 class Queue(NamedTuple):
     """Jobs' requests at one M/G/1 queue summed over the jobs, all that Eqs. 3.10-3.12 need (and what a load

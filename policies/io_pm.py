@@ -5,7 +5,7 @@ counted, §7.4 item 18). On a job's arrival (its rate counted on its home node, 
 whose explicit I/O load is the cluster's highest and above 1.25 times the mean moves the eligible job of
 largest migration cost-effectiveness (policies/preemptive.py) to the node of least explicit I/O load.
 """
-from policies.io_load import overloaded
+from policies.io_load import least_if_overloaded
 from policies.io_re import IORemoteExecution
 from policies.preemptive import PreemptiveMigration
 from policies.wal_re import RATIO
@@ -21,11 +21,7 @@ class IOPreemptiveMigration(PreemptiveMigration, IORemoteExecution):
     def target(self, job, node):
         loads = self.loads(node)
         loads[node.id] += job.io_rate
-        ids = sorted(loads)
-        values = [loads[p] for p in ids]
-        if not overloaded(values, ids.index(node.id), self.ratio):
-            return None
-        return min(ids, key=lambda p: (loads[p], p != node.id, p))
+        return least_if_overloaded(loads, node.id, self.ratio)
 
 
 POLICY = IOPreemptiveMigration

@@ -22,7 +22,7 @@ from __future__ import annotations
 from policies.base import SentSinceView
 from policies.cm_re import CMRemoteExecution
 from policies.disk_view import DiskView, disk_queue, explicit, faults, volume
-from policies.io_load import Queue, Stream, iocm_cost, overloaded, response
+from policies.io_load import Queue, Stream, iocm_cost, least_if_overloaded, response
 from policies.wal_re import RATIO, node_loads
 
 
@@ -46,9 +46,8 @@ class IOCM(CMRemoteExecution):
         sent = self.io_sent.of(node)
         loads = {p: r["io_load"] + sent.get(p, 0.0) for p, r in node.index.items() if "io_load" in r}
         loads[i] = node_loads(node, job)["io_load"]
-        ids = sorted(loads)
-        io = min(ids, key=lambda p: (loads[p], p != i, p)) if overloaded([loads[p] for p in ids], ids.index(i),
-                                                                           self.ratio) else i
+        io = least_if_overloaded(loads, i, self.ratio)
+        io = i if io is None else io
         cm = self.target(job, node)
         if cm is None or (cm != i and "disk" not in node.index.get(cm, {})):
             cm = i

@@ -14,7 +14,7 @@ old), plus what it has itself sent to each since the view was refreshed (`SentSi
 """
 from policies.base import RemoteExecution, SentSinceView
 from policies.disk_view import misses
-from policies.io_load import implicit_io_load, io_load, overloaded, weighted_average_load
+from policies.io_load import implicit_io_load, io_load, least_if_overloaded, weighted_average_load
 
 RATIO = 1.25        # Sec. 3.2.1: the thesis's best threshold ratio after a sweep over 1.0-2.0, also WAL-PM's
 TIMES = ("cpu", "page", "io")       # what the weights measure: the jobs' time on CPU, paging, I/O
@@ -52,24 +52,20 @@ class WALRemoteExecution(RemoteExecution):
         loads = node_loads(node)
         return {k: loads[k] for k in ("io_load", *(f"{x}_time" for x in TIMES))}     # jobs, demand: every report's
 
-    def loads(self, job, node) -> tuple[list, list]:
-        """The nodes' ids and WAL loads (Eq. 3.16) as this node sees them, with `job` counted on this node."""
+    def loads(self, job, node) -> dict:
+        """The nodes' WAL loads (Eq. 3.16) as this node sees them, with `job` counted on this node."""
         sent = self.sent.of(node)
         view = {p: r for p, r in node.index.items() if "io_load" in r}
         view[node.id] = node_loads(node, job)
         ids = sorted(view)
         loads = [(r["jobs"] + s[0], r["demand"] + s[1], r["io_load"] + s[2])
                  for r, s in ((view[p], sent.get(p, (0, 0.0, 0.0))) for p in ids)]
-        return ids, weighted_average_load(loads, weights(view.values()))
+        return dict(zip(ids, weighted_average_load(loads, weights(view.values()))))
 
     def target(self, job, node):
         """The node of least WAL load if this node, `job` counted on it, is overloaded (Sec. 3.2.1's test: its
         load the cluster's highest and above `ratio` times the mean); else None. Ties: this node, the lowest id."""
-        ids, wal = self.loads(job, node)
-        home = ids.index(node.id)
-        if not overloaded(wal, home, self.ratio):
-            return None
-        return ids[min(range(len(ids)), key=lambda i: (wal[i], i != home, ids[i]))]
+        return least_if_overloaded(self.loads(job, node), node.id, self.ratio)
 
     def count(self, job, peer: int, node) -> None:
         added = self.sent.of(node).setdefault(peer, [0, 0.0, 0.0])

@@ -5,7 +5,8 @@ equations, with Table 3.2's platform: 800 MIPS, a 160 MB buffer, 256 KB requests
 import pytest
 
 from policies.io_load import (Queue, Stream, buffer_shares, cost_effectiveness, data_move, hit_rate,
-                              implicit_io_load, io_load, iocm_cost, migration_cost, overloaded, queue, response, wait,
+                              implicit_io_load, io_load, iocm_cost, least_if_overloaded, migration_cost, overloaded, queue,
+                              response, wait,
                               weighted_average_load, written_data)
 
 MB = 2**20
@@ -47,6 +48,9 @@ def test_weighted_average_load_normalises_each_index_by_the_clusters_largest():
     assert not overloaded(wal, 2)                                      # highest, but 0.625 / 0.558 < 1.25
     assert overloaded([1, 1, 4], 2) and not overloaded([1, 1, 4], 0)  # 4 / 2 > 1.25
     assert not overloaded([0, 0], 0)
+    # the rule's candidate: the least loaded node when home is overloaded, ties to home, then the lowest id
+    assert least_if_overloaded({0: 1, 1: 1, 2: 4}, 2) == 0 and least_if_overloaded({0: 1, 1: 1, 2: 4}, 0) is None
+    assert least_if_overloaded({3: 0, 5: 0, 7: 10}, 7) == 3
 
 
 def test_local_response_time_is_cpu_sharing_plus_the_mg1_disk_behind_the_other_jobs():
