@@ -13,9 +13,11 @@ its computation and its I/O, each on the node that suits it. On a job's arrival 
 
 Expected response times: Eq. 3.9 when computation and I/O are together, Eq. 3.13 when not, from the nodes' disk
 queues (policies/disk_view.py); the job is on its computing node's CPU, pages at its disk, and reads through
-its buffer, and what misses goes to its I/O node's disk, over the link when that is another node; the link's
-queue holds the job's own misses (the nodes report no link load; the thesis's network is a link per pair of
-nodes). Fixed cost e: the scenario's remote-execution cost r, as for the PM schemes.
+its buffer, and what misses goes to its I/O node's disk, and back over the link when that is another node. The
+link is the I/O node's outgoing one (actors/nic.py: one FIFO queue per node, spec 003a §7.1's "or per NIC"),
+where the replies to all its guests' misses queue: each report carries that queue (`link`), and a node adds
+the guests it has itself sent there since. Fixed cost e: the scenario's remote-execution cost r, as for the PM
+schemes.
 """
 from __future__ import annotations
 
@@ -35,9 +37,10 @@ class IOCM(CMRemoteExecution):
         super().__init__(**params)
         self.disks = DiskView()
         self.io_sent = SentSinceView()        # node -> I/O load sent there since the view changed
+        self.links = SentSinceView()          # node -> the Queue of replies to the guests sent there since
 
     def report(self, node) -> dict:
-        return {**self.disks.report(node), "io_load": node_loads(node)["io_load"]}
+        return {**self.disks.report(node), "io_load": node_loads(node)["io_load"], "link": list(link_queue(node))}
 
     def place(self, job, node):
         if not job.migratable:
@@ -65,6 +68,9 @@ class IOCM(CMRemoteExecution):
             self.count(job, cm, node)
         if io != i:
             sent[io] = sent.get(io, 0.0) + job.io_rate
+        if io != cm:
+            links = self.links.of(node)
+            links[io] = links.get(io, Queue()).plus(replies(job, node), cpu=False)
         if io == cm:
             self.disks.add(node, cm, job)
         else:
@@ -83,8 +89,15 @@ class IOCM(CMRemoteExecution):
         misses = explicit(job, node, vol_cm + volume(job, speed))      # through the buffer of the node it runs on
         if io == cm:
             return response(t, q_cm, [(pages + misses, q_cm)])
-        link = [Stream(sum(s.rate for s in misses), job.io_size / node.nic.bandwidth + node.nic.latency)]
-        return response(t, q_cm, [(pages, q_cm), (misses, self.state(node, io)[0]), (link, Queue())])
+        link = [Stream(s.rate, job.io_size / node.nic.bandwidth + node.nic.latency) for s in misses]
+        return response(t, q_cm, [(pages, q_cm), (misses, self.state(node, io)[0]), (link, self.link(node, io))])
+
+    def link(self, node, n: int) -> Queue:
+        """Node n's outgoing link: the replies to its guests' misses (this node's now, a peer's as seen)."""
+        if n == node.id:
+            return link_queue(node)
+        added = self.links.of(node).get(n, Queue())
+        return Queue(*(a + b for a, b in zip(node.index[n]["link"], added)))
 
     def state(self, node, n: int) -> tuple:
         """Node n's disk queue, I/O volume rate, memory demand and memory (of the jobs there: a new job's are
@@ -93,6 +106,20 @@ class IOCM(CMRemoteExecution):
             return self.disks.peer(node, n)
         q, vol = disk_queue(node, list(node.jobs.values()))
         return q, vol, node.pager.demand, node.pager.user_memory
+
+
+def replies(job, node) -> list[Stream]:
+    """A guest's misses at its I/O node, `node` or one like it, as the replies they make on its link: as many as
+    its disk serves there (`disk_view.explicit`, its buffer as if its own), each a mean request's bytes."""
+    return [Stream(s.rate, job.io_size / node.nic.bandwidth) for s in explicit(job, node, volume(job, node.speed))]
+
+
+def link_queue(node) -> Queue:
+    """The queue at `node`'s outgoing link of the replies to its guests' misses (they are not on its CPU)."""
+    q = Queue()
+    for g in node.remote_io.guests.values():
+        q = q.plus(replies(g, node), cpu=False)
+    return q
 
 
 POLICY = IOCM
