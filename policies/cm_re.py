@@ -28,19 +28,31 @@ class CMRemoteExecution(RemoteExecution):
 
     def target(self, job, node):
         """Where `job` should run by the CM rule (None: here)."""
+        view = self.view(job, node)
+        index = self.overload(view, node.id)
+        if index is None:
+            return None
+        return min(sorted(view), key=lambda p: (view[p][index], p != node.id, p))
+
+    def view(self, job, node) -> dict:
+        """Node -> (jobs, memory demand, memory) as this node sees them, `job` counted here and what it has sent
+        since the view was refreshed counted there."""
         sent = self.sent.of(node)
         view = {p: (r["jobs"], r["demand"], r["memory"]) for p, r in node.index.items()}
         view[node.id] = (len(node.jobs) + 1, node.pager.demand + job.demand(), node.pager.user_memory)
         for p, (jobs, demand) in sent.items():
             if p in view:
                 view[p] = (view[p][0] + jobs, view[p][1] + demand, view[p][2])
-        if view[node.id][1] > view[node.id][2]:
-            index = 1
-        elif view[node.id][0] > self.threshold:
-            index = 0
-        else:
-            return None
-        return min(sorted(view), key=lambda p: (view[p][index], p != node.id, p))
+        return view
+
+    def overload(self, view: dict, i: int) -> int | None:
+        """Which of node i's resources is overloaded, as the index of the `view` that balances it: 1 (memory) or
+        0 (CPU); None if neither."""
+        if view[i][1] > view[i][2]:
+            return 1
+        if view[i][0] > self.threshold:
+            return 0
+        return None
 
     def count(self, job, peer: int, node) -> None:
         added = self.sent.of(node).setdefault(peer, [0, 0.0])

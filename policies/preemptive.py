@@ -1,6 +1,7 @@
 """Preemptive migration as paper 003's schemes do it (Qin's thesis, Secs. 3.2.5-3.2.6, Fig. 3.3), the part that
-WAL-PM, IO-PM and CM-PM share; they differ only in the load index that finds an overloaded node (`target`),
-each that of its remote-execution scheme (WAL-RE, IO-RE, CM-RE).
+WAL-PM, IO-PM and CM-PM share; they differ in the load index that finds an overloaded node (`target`), each
+that of its remote-execution scheme (WAL-RE, IO-RE, CM-RE), and CM-PM in its choice of the job to move too
+(policies/cm_pm.py: by CPU and memory, not by I/O).
 
 On a job's arrival, with the job counted on its home node i (Fig. 3.3's step 1), the policy's index may say
 that i is overloaded and name the candidate node k of least load. Then the jobs of i whose expected remaining
@@ -72,19 +73,14 @@ class PreemptiveMigration(Policy):
         home, home_volume = disk_queue(node, everyone)
         home_demand, home_memory = sum(j.demand() for j in everyone), node.pager.user_memory
         there, vol, demand, memory = self.disks.peer(node, k)
-        net, disk = node.nic.bandwidth, node.disk.bandwidth
         best, best_key = None, None
         for q in everyone:
-            if not q.migratable or q.state == "in_transit" or q.id in node.leaving or q.io_node >= 0 \
-                    or (q.group, q.rank) in node.waiting:
+            if not movable(q, node):
                 continue
             rest = (q.work - q.done) / speed
             here = faults(q, node, home_demand, home_memory) + explicit(q, node, home_volume)
             mine = faults(q, node, demand + q.demand(), memory) + explicit(q, node, vol + volume(q, speed))
-            if q is job:
-                cost = node.remote_cost + data_move(q.initial_data, net, disk, disk)
-            else:
-                cost = migration_cost(node.remote_cost, q.demand(), q.initial_data, q.written, net, disk, disk)
+            cost = move_cost(q, job, node)
             others = home.plus(here, -1)
             gain = response(rest, others, [(here, others)]) - response(rest, there, [(mine, there)]) - cost
             if not gain > 0:            # not eligible
@@ -93,3 +89,19 @@ class PreemptiveMigration(Policy):
             if best_key is None or key > best_key:
                 best, best_key = q, key
         return best
+
+
+def movable(q, node) -> bool:
+    """Whether job `q` of `node` (or arriving there) may move now: not pinned, not already on its way or leaving,
+    not split from its I/O (IOCM's), not a parallel task waiting for its partners."""
+    return q.migratable and q.state != "in_transit" and q.id not in node.leaving and q.io_node < 0 \
+        and (q.group, q.rank) not in node.waiting
+
+
+def move_cost(q, job, node) -> float:
+    """Eq. 3.19's cost of moving `q` from `node`: by remote execution if it is the arriving `job` (e and its
+    initial data), else by preemptive migration (f, its memory image, its initial and written data)."""
+    net, disk = node.nic.bandwidth, node.disk.bandwidth
+    if q is job:
+        return node.remote_cost + data_move(q.initial_data, net, disk, disk)
+    return migration_cost(node.remote_cost, q.demand(), q.initial_data, q.written, net, disk, disk)
