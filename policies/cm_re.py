@@ -26,20 +26,20 @@ class CMRemoteExecution(RemoteExecution):
         super().__init__(**params)
         self.sent = SentSinceView()           # node -> [jobs, demand]
 
-    def target(self, job, node):
-        """Where `job` should run by the CM rule (None: here)."""
-        view = self.view(job, node)
+    def target(self, job, node, here: int = 1):
+        """Where `job` should run by the CM rule (None: here), `here` jobs like it counted on this node."""
+        view = self.view(job, node, here)
         index = self.overload(view, node.id)
         if index is None:
             return None
         return min(sorted(view), key=lambda p: (view[p][index], p != node.id, p))
 
-    def view(self, job, node) -> dict:
-        """Node -> (jobs, memory demand, memory) as this node sees them, `job` counted here and what it has sent
-        since the view was refreshed counted there."""
+    def view(self, job, node, here: int = 1) -> dict:
+        """Node -> (jobs, memory demand, memory) as this node sees them, `here` jobs like `job` counted here and
+        what it has sent since the view was refreshed counted there."""
         sent = self.sent.of(node)
         view = {p: (r["jobs"], r["demand"], r["memory"]) for p, r in node.index.items()}
-        view[node.id] = (len(node.jobs) + 1, node.pager.demand + job.demand(), node.pager.user_memory)
+        view[node.id] = (len(node.jobs) + here, node.pager.demand + here * job.demand(), node.pager.user_memory)
         for p, (jobs, demand) in sent.items():
             if p in view:
                 view[p] = (view[p][0] + jobs, view[p][1] + demand, view[p][2])

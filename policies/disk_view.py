@@ -13,7 +13,7 @@ holds its resident jobs' faults, the explicit misses of those whose I/O is here,
 from __future__ import annotations
 
 from policies.base import SentSinceView
-from policies.io_load import Queue, Stream, hit_rate, implicit_io_load
+from policies.io_load import Queue, Stream, hit_rate, implicit_io_load, response
 
 
 def explicit(job, node, volume: float) -> list[Stream]:
@@ -39,6 +39,18 @@ def faults(job, node, demand: float, memory: float) -> list[Stream]:
 def volume(job, speed: float) -> float:
     """Eq. 3.6's lam_j d_j^RW: the bytes per CPU-second a job asks of the buffer."""
     return job.io_rate * speed * job.io_size
+
+
+def remaining(job, node, rest: float, state: tuple, resident: bool) -> float:
+    """Eq. 3.9, or Eq. 3.17 for the remaining `rest` CPU-seconds of a running job: `job`'s expected response
+    time on a node like `node` in `state` (its disk Queue, I/O volume rate, memory demand and memory), `job`
+    among the jobs there (`resident`: its own requests taken out of the queue it waits in) or added to them."""
+    q, vol, demand, memory = state
+    if not resident:
+        vol, demand = vol + volume(job, node.speed), demand + job.demand()
+    streams = faults(job, node, demand, memory) + explicit(job, node, vol)
+    others = q.plus(streams, -1) if resident else q
+    return response(rest, others, [(streams, others)])
 
 
 def disk_queue(node, jobs: list) -> tuple[Queue, float]:
@@ -81,8 +93,11 @@ class DiskView:
         return {"disk": list(q), "io_volume": vol}
 
     def peer(self, node, k: int) -> tuple[Queue, float, float, float]:
-        """Peer k's disk queue, I/O volume rate, memory demand and memory, as this node sees them."""
-        r = node.index[k]
+        """Peer k's disk queue, I/O volume rate, memory demand and memory, as this node sees them (a peer that
+        has not reported yet: idle, as the cluster starts, with this node's memory)."""
+        r = node.index.get(k, {})
+        if "disk" not in r:
+            r = {"disk": Queue(), "io_volume": 0.0, "demand": 0.0, "memory": node.pager.user_memory}
         vol, demand, q = self.added.of(node).get(k, (0.0, 0.0, Queue()))
         return Queue(*(a + b for a, b in zip(r["disk"], q))), r["io_volume"] + vol, r["demand"] + demand, r["memory"]
 

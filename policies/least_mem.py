@@ -4,35 +4,20 @@ even; a local task runs where it was born. Nothing moves afterwards.
 
 The job arrives at its home node (the front end that submits it, drawn uniformly), which maps all its tasks
 at once from its load index (each peer's last report, so up to one period old) and sends them there by
-remote execution; the mapping fills in each task's partners (`job.partners`). Between two refreshes of its
-view the node adds what it has itself sent to each node, so that the jobs it maps in one period do not all
-land on the same nodes. Ties go to the lower node id.
+remote execution (policies/task_mapping.py). Between two refreshes of its view the node adds what it has itself
+sent to each node, so that the jobs it maps in one period do not all land on the same nodes. Ties go to the
+lower node id.
 """
-from policies.base import Policy, SentSinceView
+from policies.base import SentSinceView
+from policies.task_mapping import TaskMapping
 
 
-class LeastMemory(Policy):
-    maps_tasks = True
-
+class LeastMemory(TaskMapping):
     def __init__(self, **params):
         super().__init__(**params)
-        self.groups: dict[int, list] = {}     # job being mapped -> [its nodes by rank, ranks not yet placed]
         self.sent = SentSinceView()           # node -> demand
 
-    def place(self, job, node):
-        if job.group < 0:
-            return node.id
-        mapping = self.groups.get(job.group)
-        if mapping is None:
-            mapping = self.groups[job.group] = [self._map(job, node), job.tasks]
-        nodes = mapping[0]
-        job.partners = [[rank, nodes[rank]] for rank, _ in job.partners]
-        mapping[1] -= 1
-        if not mapping[1]:
-            del self.groups[job.group]
-        return nodes[job.rank]
-
-    def _map(self, job, node) -> list:
+    def map_tasks(self, job, node) -> list:
         sent = self.sent.of(node)
         demand = {peer: r["demand"] for peer, r in node.index.items()}
         demand[node.id] = node.pager.demand

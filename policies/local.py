@@ -1,8 +1,9 @@
-"""No sharing: every job runs on its home workstation (the papers' "Base")."""
-from policies.base import Policy
+"""No sharing: every job runs on its home workstation (the papers' "Base", paper 003's NLB), every task of a
+parallel job too (policies/task_mapping.py)."""
+from policies.task_mapping import TaskMapping
 
 
-class Local(Policy):
+class Local(TaskMapping):
     reads_index = False
 
 

@@ -25,8 +25,8 @@ link and disk (the cluster is homogeneous); the emulator then moves all of it th
 from __future__ import annotations
 
 from policies.base import Policy
-from policies.disk_view import DiskView, disk_queue, explicit, faults, volume
-from policies.io_load import cost_effectiveness, data_move, migration_cost, response
+from policies.disk_view import DiskView, disk_queue, remaining
+from policies.io_load import cost_effectiveness, data_move, migration_cost
 
 
 class PreemptiveMigration(Policy):
@@ -70,19 +70,15 @@ class PreemptiveMigration(Policy):
         empty."""
         speed = node.speed
         everyone = list(node.jobs.values()) + [job]
-        home, home_volume = disk_queue(node, everyone)
-        home_demand, home_memory = sum(j.demand() for j in everyone), node.pager.user_memory
-        there, vol, demand, memory = self.disks.peer(node, k)
+        home = (*disk_queue(node, everyone), sum(j.demand() for j in everyone), node.pager.user_memory)
+        there = self.disks.peer(node, k)
         best, best_key = None, None
         for q in everyone:
             if not movable(q, node):
                 continue
             rest = (q.work - q.done) / speed
-            here = faults(q, node, home_demand, home_memory) + explicit(q, node, home_volume)
-            mine = faults(q, node, demand + q.demand(), memory) + explicit(q, node, vol + volume(q, speed))
             cost = move_cost(q, job, node)
-            others = home.plus(here, -1)
-            gain = response(rest, others, [(here, others)]) - response(rest, there, [(mine, there)]) - cost
+            gain = remaining(q, node, rest, home, True) - remaining(q, node, rest, there, False) - cost
             if not gain > 0:            # not eligible
                 continue
             key = (cost_effectiveness(q.done / speed, q.io_rate * speed, cost), gain, -q.id)

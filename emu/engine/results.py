@@ -20,7 +20,7 @@ import csv
 import gzip
 import json
 import math
-from collections import Counter
+from collections import Counter, defaultdict
 from itertools import chain
 from operator import itemgetter
 from pathlib import Path
@@ -173,7 +173,28 @@ def metrics(jobs, table: _JobTable, samples, stats, end, scenario, events=(), ne
         "remote_executions": int(total_of(table.all["remote_execs"])),
         "bytes_sent": float(sum(s["bytes_sent"] for s in stats)),
         **owner_metrics(jobs, stats, horizon),
+        **job_slowdowns(jobs),
     }
+
+
+def job_slowdowns(jobs) -> dict:
+    """With parallel jobs (tasks of a group): the mean slowdown over jobs, each parallel job once (paper 003's
+    Eq. 3.22 for a job: from its arrival to its last task's end, over its dedicated time, the longest of its
+    tasks' alone (a task's response over its slowdown), Eq. 7.2 with no waiting for partners), of all, the
+    parallel and the sequential ones; finished jobs only. No keys without parallel jobs."""
+    groups, sequential = defaultdict(list), []
+    for j in jobs:
+        if j["group"] >= 0:
+            groups[j["group"]].append(j)
+        elif j["state"] == "done":
+            sequential.append(j["slowdown"])
+    if not groups:
+        return {}
+    parallel = [(max(t["finish"] for t in tasks) - tasks[0]["arrival"])
+                / max(t["response"] / t["slowdown"] for t in tasks)
+                for tasks in groups.values() if all(t["state"] == "done" for t in tasks)]
+    return {"job_slowdown": {"all": _mean(np.array(sequential + parallel)), "parallel": _mean(np.array(parallel)),
+                             "sequential": _mean(np.array(sequential))}}
 
 
 def owner_metrics(jobs, stats, horizon) -> dict:

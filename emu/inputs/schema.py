@@ -115,6 +115,9 @@ WORKLOAD = {
         "tasks": F("int", 0, minimum=0),
         "granularity": F("work", "100 ms", positive=True),
         "iterations": F("int", 100, minimum=1),
+        # each task's work: `iterations` x `granularity` (paper 004), or the job's drawn lifetime, synchronizing
+        # every `granularity` of it (paper 003 Ch. 4: trace-like jobs, a barrier every 100 ms)
+        "work": F("str", "iterations", choices=("iterations", "lifetime")),
         "barrier": F("bool", True),
         "message": F("size", "1 KB", minimum=0),
         "nodes": F("list", None),

@@ -32,7 +32,11 @@ Dusseau et al.): k tasks, task r on node `parallel.nodes[r]` (default r), each c
 of `granularity` work and, after each, exchanging a `message` with its partners and waiting for theirs: every
 other task when `barrier` is on (the spec's default: a barrier closes each iteration), else its NEWS
 neighbours on a 2-D torus (rows x cols, rows the largest power of two up to sqrt(k); 8 tasks: 2 x 4).
-The job's lifetime and memory settings apply to each task; its completion is its last task's.
+With `work = "lifetime"` each task's work is instead the job's drawn lifetime, a barrier every `granularity`
+of it (paper 003 Ch. 4's trace-like parallel jobs). The job's memory and I/O settings apply to each task (a
+task is a process with its own demands, as the thesis describes them), but for its initial data: the job's,
+split evenly among its tasks (a data set partitioned over them; the thesis does not say). Its completion is its
+last task's.
 With `closed = true` the stream is a constant population: each job, when it finishes, is replaced at once by
 a copy arriving at the node where it finished (its queue), as in paper 004's throughput runs (spec 004 §6).
 """
@@ -115,7 +119,7 @@ def _stream(w: dict, rng, n_nodes: int, file: str, index: int, seed: int, fault_
             work = works[k]
             if peaks is not None:
                 peak = peaks[k]
-        elif par["tasks"] and not ring:
+        elif par["tasks"] and not ring and par["work"] == "iterations":
             work = par["granularity"] * par["iterations"]
         elif life["distribution"] == "programs":
             weights = np.array([p["weight"] for p in w["programs"]])
@@ -206,9 +210,11 @@ def tasks(job: Job, par: dict, group: int, k: int, burst_seed: int) -> list[Job]
         return sorted(p for p in near if p != r and p < k)
 
     known = par["mapping"] != "policy"
-    return [Job(id=job.id, home=nodes[r], arrival=job.arrival,
-                work=job.work if ring else par["granularity"] * par["iterations"],
-                memory=job.memory, program=job.program or ("ring" if ring else "bsp"), cls=job.cls, migratable=not known,
+    work = job.work if ring or par["work"] == "lifetime" else par["granularity"] * par["iterations"]
+    return [Job(id=job.id, home=nodes[r], arrival=job.arrival, work=work, memory=job.memory,
+                io_rate=job.io_rate, io_size=job.io_size, io_read=job.io_read, io_size_sd=job.io_size_sd,
+                io_reaccess=job.io_reaccess, fault_scale=job.fault_scale, initial_data=job.initial_data / k,
+                program=job.program or ("ring" if ring else "bsp"), cls=job.cls, migratable=not known,
                 group=group, rank=r, phase=0.0 if ring else par["granularity"],
                 partners=[[p, nodes[p] if known else -1] for p in partners(r)], message=par["message"],
                 burst=par["burst"] if ring else 0.0, burst_seed=burst_seed, tasks=k,
