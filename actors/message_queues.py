@@ -9,12 +9,15 @@ first, or, if it woke the task from a receive, when the task next runs (so that 
 woken task back in the run queue sees it: dynamic coscheduling's signal). A sent message stays in the send
 queue until it arrives: under a constant latency (paper 001's network) the sender knows when that is, so
 nothing needs to tell it.
+
+A task that migrates (paper 003's IOCM-PM) takes the messages already in for it along (`leave`, `join`), and
+the node it left forwards those still on their way to it (`moved`): its partners keep sending where it was.
 """
 from __future__ import annotations
 
 
 class MessageQueues:
-    __slots__ = ("now", "inbox", "received", "sending", "held")
+    __slots__ = ("now", "inbox", "received", "sending", "held", "moved")
 
     def __init__(self, queue):
         self.now = queue                        # the node's event queue (its clock)
@@ -22,16 +25,17 @@ class MessageQueues:
         self.received: dict[tuple, int] = {}    # (group, rank) -> messages in, not yet taken
         self.sending: dict[int, list] = {}      # task id -> when its messages on their way arrive
         self.held: dict[int, int] = {}          # task id -> messages that woke it, read when it runs
+        self.moved: dict[tuple, tuple] = {}     # (group, rank) -> (node, message size): a task gone from here
 
     def _count(self, group: int, rank: int, n: int) -> None:
         key = (group, rank)
         self.received[key] = self.received.get(key, 0) + n
 
-    def arrived(self, group: int, rank: int, iteration: int) -> None:
-        """A message for a task not yet waiting for it."""
+    def arrived(self, group: int, rank: int, iteration: int, n: int = 1) -> None:
+        """A message (or n) for a task not yet waiting for it."""
         key = (group, rank, iteration)
-        self.inbox[key] = self.inbox.get(key, 0) + 1
-        self._count(group, rank, 1)
+        self.inbox[key] = self.inbox.get(key, 0) + n
+        self._count(group, rank, n)
 
     def take(self, job) -> int:
         """`job` reached its sync: how many of this iteration's messages were already in (it takes them)."""
@@ -69,3 +73,20 @@ class MessageQueues:
     def finished(self, job) -> None:
         self.sending.pop(job.id, None)
         self.held.pop(job.id, None)
+
+    def leave(self, job, dest: int) -> list:
+        """Task `job` migrates to `dest`: the messages in for it, as [iteration, count] pairs to take along;
+        those still to come are forwarded there."""
+        self.moved[job.group, job.rank] = (dest, job.message)
+        mine = [key for key in self.inbox if key[0] == job.group and key[1] == job.rank]
+        got = [[key[2], self.inbox.pop(key)] for key in mine]
+        if got:
+            self._count(job.group, job.rank, -sum(n for _, n in got))
+        self.finished(job)
+        return got
+
+    def join(self, job, got) -> None:
+        """Task `job` came here with these messages (`leave`'s pairs)."""
+        self.moved.pop((job.group, job.rank), None)
+        for iteration, n in got:
+            self.arrived(job.group, job.rank, iteration, n)

@@ -4,7 +4,8 @@ migration (a resident job's state and memory image moved, for a cost of r + D/B)
 A job on its way is a message (`remote_exec`, `migrate`, `job_return`) carrying its state; its time on the
 wire is charged to its `net` by the node that receives it (`arrive`), which may refuse it (`Policy.accept`) and
 send it back. A migration asked for while the job waits for its pages or data waits for them (`node.leaving`);
-a parallel task waiting for its partners cannot move.
+a parallel task waiting for its partners cannot move, and one that moves takes the messages already in for it
+along, those still on their way following it (actors/message_queues.py).
 
 A job with data of its own (paper 003's home model: the initial data it was submitted with, on its home node's
 disk, and what it has written since, Eq. 3.20's d^W) takes it along wherever it is placed or moved: read from
@@ -62,6 +63,8 @@ class Migration:
         node, kind = self.node, env.kind
         node.count_population()
         job.net += node.q.now - env.payload["sent"]
+        if job.group >= 0 and job.start >= 0:      # a parallel task that ran: the messages it brings along
+            node.queues.join(job, env.payload.get("inbox", ()))
         if kind == "job_return" and job.start >= 0:     # a refused migration: it goes on where it ran
             node.admit(job)
         elif kind == "job_return":
@@ -77,7 +80,14 @@ class Migration:
                 node.admit(job)
         else:
             node.log("refused", job=job.id, src=env.sender)
-            self.ship(job, env.sender, "job_return", reason="refused")
+            self.ship(job, env.sender, "job_return", reason="refused", **self._messages(job, env.sender))
+
+    def _messages(self, job, dest: int) -> dict:
+        """A parallel task leaving after it ran: the messages in for it go along, those to come follow it."""
+        if job.group < 0 or job.start < 0:
+            return {}
+        got = self.node.queues.leave(job, dest)
+        return {"inbox": got} if got else {}
 
     def _data_written(self, item) -> None:
         job, since = item
@@ -111,7 +121,7 @@ class Migration:
         node.foreign -= job.cls == "foreign"
         node.memory_changed()
         job.migrations += 1
-        at = self.ship(job, dest, "migrate")
+        at = self.ship(job, dest, "migrate", **self._messages(job, dest))
         data = self.data(job)
         node.log("migrate", job=job.id, src=node.id, dest=dest, bytes=job.demand(),
                  cost=None if at is None else at - node.q.now, **({"data": data} if data else {}))

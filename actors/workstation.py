@@ -325,6 +325,9 @@ class Workstation(Participant):
                     job, _, _, since = self.waiting.pop((p["group"], p["to"]))
                     job.sync += self.q.now - since
                     self._run(job, "unblock")
+            elif (p["group"], p["to"]) in self.queues.moved:     # it migrated on: the message follows it
+                dest, size = self.queues.moved[p["group"], p["to"]]
+                self.send(dest, "sync", p, extra=size)
             else:
                 self.queues.arrived(p["group"], p["to"], p["it"])
         elif kind in NETWORK_RAM:

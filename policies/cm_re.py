@@ -36,9 +36,12 @@ class CMRemoteExecution(RemoteExecution):
 
     def view(self, job, node, here: int = 1) -> dict:
         """Node -> (jobs, memory demand, memory) as this node sees them, `here` jobs like `job` counted here and
-        what it has sent since the view was refreshed counted there."""
+        what it has sent since the view was refreshed counted there (a peer that has not reported yet: idle,
+        as the cluster starts, with this node's memory)."""
         sent = self.sent.of(node)
-        view = {p: (r["jobs"], r["demand"], r["memory"]) for p, r in node.index.items()}
+        idle = (0, 0.0, node.pager.user_memory)
+        view = {p: idle for p in node.peers()}
+        view.update((p, (r["jobs"], r["demand"], r["memory"])) for p, r in node.index.items())
         view[node.id] = (len(node.jobs) + here, node.pager.demand + here * job.demand(), node.pager.user_memory)
         for p, (jobs, demand) in sent.items():
             if p in view:

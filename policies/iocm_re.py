@@ -48,8 +48,7 @@ class IOCMRemoteExecution(MemoryRemoteExecution):
     def by_io(self, job, node, k: int) -> list:
         """Rule 1 for k tasks like `job`: their nodes."""
         i, sent, view = node.id, self.io_sent.of(node), self.view(job, node, 0)
-        loads = {p: r["io_load"] + sent.get(p, 0.0) for p, r in node.index.items() if "io_load" in r}
-        loads[i] = node_loads(node)["io_load"]
+        loads = self.io_loads(node)
         nodes = least(node, k, lambda p: (loads.get(p, 0.0), view[p][1] if p in view else 0.0))
         everyone = list(node.jobs.values()) + [job] * k         # every task counted at home first
         rest, cost = job.work / node.speed, move_cost(job, job, node)
@@ -64,6 +63,14 @@ class IOCMRemoteExecution(MemoryRemoteExecution):
             else:
                 nodes[r] = i
         return nodes
+
+    def io_loads(self, node) -> dict:
+        """The nodes' I/O loads (Eq. 3.2) as this node sees them: its own now, its peers' as reported plus what
+        it has sent them since."""
+        sent = self.io_sent.of(node)
+        loads = {p: r["io_load"] + sent.get(p, 0.0) for p, r in node.index.items() if "io_load" in r}
+        loads[node.id] = node_loads(node)["io_load"]
+        return loads
 
 
 def least(node, k: int, key) -> list:

@@ -65,11 +65,11 @@ class PreemptiveMigration(Policy):
         self.moves.append((q, k))
         return node.id
 
-    def migrant(self, job, node, k: int):
-        """The job of EM(i, k) (Eq. 3.18), the new `job` among them, of largest MCE (Eq. 3.21); None if EM is
-        empty."""
+    def migrant(self, job, node, k: int, arriving: bool = True):
+        """The job of EM(i, k) (Eq. 3.18), the new `job` among them unless it is placed already (not
+        `arriving`), of largest MCE (Eq. 3.21); None if EM is empty."""
         speed = node.speed
-        everyone = list(node.jobs.values()) + [job]
+        everyone = list(node.jobs.values()) + ([job] if arriving else [])
         home = (*disk_queue(node, everyone), sum(j.demand() for j in everyone), node.pager.user_memory)
         there = self.disks.peer(node, k)
         best, best_key = None, None

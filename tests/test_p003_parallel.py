@@ -1,0 +1,115 @@
+"""Paper 003 (Qin's thesis), Chapter 4: parallel jobs of bulk-synchronous tasks with I/O, the policies that map
+them (NLB, CPU, MEM, IOCM-RE, IOCM-PM) and the job-level slowdown."""
+from collections import Counter, defaultdict
+
+import pytest
+
+from actors.job import Job
+from actors.message_queues import MessageQueues
+from emu.inputs.workload import generate
+from tests.conftest import assert_balanced, load, run
+
+# a tenth of scenarios/p003/parallel.toml: 28 jobs in 2 minutes, 60 % of them parallel
+SMALL = ("workload.0.jobs=11", "workload.1.jobs=17", 'workload.0.arrival.span="120 s"',
+         'workload.1.arrival.span="120 s"')
+
+
+def groups(result) -> dict:
+    tasks = defaultdict(list)
+    for j in result["jobs"]:
+        if j["group"] >= 0:
+            tasks[j["group"]].append(j)
+    return tasks
+
+
+def test_a_parallel_jobs_tasks_each_run_its_lifetime_with_its_io_and_a_share_of_its_data():
+    s = load("p003/parallel.toml", *SMALL)
+    jobs = generate(s, 32)
+    by_group = defaultdict(list)
+    for j in jobs:
+        if j.group >= 0:
+            by_group[j.group].append(j)
+    assert len(by_group) == 17 and sum(j.group < 0 for j in jobs) == 11
+    for tasks in by_group.values():
+        k = len(tasks)
+        assert 2 <= k <= 32 and all(t.tasks == k for t in tasks)
+        first = tasks[0]
+        assert first.io_rate > 0 and first.initial_data > 0
+        for t in tasks:       # one job's lifetime, I/O rate and memory; its initial data split evenly
+            assert (t.work, t.io_rate, t.io_size, t.io_reaccess, t.memory) == \
+                   (first.work, first.io_rate, first.io_size, first.io_reaccess, first.memory)
+            assert t.initial_data == first.initial_data and t.phase == pytest.approx(0.1)     # seconds of work
+            assert sorted(p for p, _ in t.partners) == [r for r in range(k) if r != t.rank]   # a barrier
+    # the split: each task's share of an exponential of mean 60 MB, so the jobs' totals average near it
+    totals = [t[0].initial_data * len(t) for t in by_group.values()]
+    assert 20 * 2**20 < sum(totals) / len(totals) < 180 * 2**20
+
+
+def test_nlb_runs_every_task_at_home_and_cpu_keeps_no_more_than_its_threshold_there():
+    """The baselines map a parallel job as they would its tasks arriving one by one at its home node: NLB keeps
+    them all, CPU (threshold 4 jobs) keeps tasks home only while the node holds no more than 4 jobs with them."""
+    nlb = run("p003/parallel.toml", *SMALL, "policy=local")
+    cpu = run("p003/parallel.toml", *SMALL, "policy=cpu_re")
+    for r in (nlb, cpu):
+        assert_balanced(r)
+        assert r["summary"]["metrics"]["jobs_done"] == len(r["jobs"])
+    for tasks in groups(nlb).values():
+        assert {t["nodes"] for t in tasks} == {str(tasks[0]["home"])}
+    spread = 0
+    for tasks in groups(cpu).values():
+        home = sum(t["nodes"].split()[0] == str(t["home"]) for t in tasks)
+        assert home <= 4
+        spread += home < len(tasks)
+    assert spread == len(groups(cpu))                         # every job of more than 4 tasks leaves home
+
+
+def test_iocm_re_maps_a_jobs_tasks_on_distinct_nodes_of_light_io_load():
+    r = run("p003/parallel.toml", *SMALL, "policy=iocm_re")
+    assert_balanced(r)
+    crowded = 0
+    for tasks in groups(r).values():
+        most = Counter(t["nodes"].split()[0] for t in tasks).most_common(1)[0][1]
+        crowded += most > 1
+    assert crowded <= len(groups(r)) // 4, crowded           # most jobs: one task a node
+
+
+def test_job_slowdown_counts_a_parallel_job_once_from_its_arrival_to_its_last_task():
+    r = run("p003/parallel.toml", *SMALL, "policy=cpu_re")
+    m = r["summary"]["metrics"]["job_slowdown"]
+    parallel = []
+    for tasks in groups(r).values():
+        dedicated = max(t["work"] + t["dedicated_io"] for t in tasks)
+        parallel.append((max(t["finish"] for t in tasks) - tasks[0]["arrival"]) / dedicated)
+    sequential = [j["slowdown"] for j in r["jobs"] if j["group"] < 0]
+    assert m["parallel"] == pytest.approx(sum(parallel) / len(parallel))
+    assert m["sequential"] == pytest.approx(sum(sequential) / len(sequential))
+    assert m["all"] == pytest.approx((sum(parallel) + sum(sequential)) / (len(parallel) + len(sequential)))
+    assert min(parallel) >= 1.0
+
+
+def test_a_migrating_task_takes_its_messages_along_and_the_rest_follow_it():
+    q = MessageQueues(None)
+    task = Job(7, 0, 0.0, 1.0, group=5, rank=2, message=1024.0)
+    q.arrived(5, 2, 3)
+    q.arrived(5, 2, 3)
+    q.arrived(5, 2, 4)
+    q.arrived(5, 1, 3)                                        # another task's
+    got = q.leave(task, 9)
+    assert sorted(got) == [[3, 2], [4, 1]] and q.moved[5, 2] == (9, 1024.0)
+    assert q.rec(task) == 0 and q.inbox == {(5, 1, 3): 1}
+    there = MessageQueues(None)
+    there.moved[5, 2] = (0, 1024.0)                           # it had been there before: it is back
+    there.join(task, got)
+    assert (5, 2) not in there.moved and there.take(Job(7, 0, 0.0, 1.0, group=5, rank=2, iteration=3)) == 2
+
+
+def test_iocm_pm_preempts_running_tasks_whose_jobs_then_finish():
+    """IOCM-PM moves running parallel tasks off I/O-overloaded nodes; their partners' messages reach them
+    wherever they are, so every job finishes (a lost message would leave its task blocked for ever)."""
+    moved = 0
+    for seed in (1, 2):
+        r = run("p003/parallel.toml", *SMALL, f"seed={seed}", "policy=iocm_pm")
+        assert_balanced(r)
+        assert r["summary"]["metrics"]["jobs_done"] == len(r["jobs"])
+        moved += sum(j["migrations"] for j in r["jobs"] if j["group"] >= 0)
+    assert moved > 0
