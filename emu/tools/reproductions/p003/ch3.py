@@ -1,21 +1,12 @@
-"""Paper 003 (Qin's thesis), Chapter 3: the experiments `nowemu reproduce p003` runs and how their results are set
-beside the thesis's (spec 003a §6 and §7.5). Sequential jobs on Table 3.2's six nodes: the I/O-intensive load
-against the maximal I/O access rate (Fig. 3.4), the memory-intensive load against the page fault rate (Fig. 3.5),
-and, under the I/O-intensive load, the initial data size (Fig. 3.6) and the network bandwidth (Fig. 3.9). The
+"""Paper 003 (Qin's thesis), Chapter 3: sequential jobs on Table 3.2's six nodes: the I/O-intensive load against
+the maximal I/O access rate (Fig. 3.4), the memory-intensive load against the page fault rate (Fig. 3.5), and,
+under the I/O-intensive load, the initial data size (Fig. 3.6) and the network bandwidth (Fig. 3.9). The
 scenarios (scenarios/p003/io.toml, memory.toml) say what stands in for the thesis's traces and why.
-
-The thesis reports no numbers for these figures, only orderings, sensitivities and a few factors; its claims are
-checked on the means over seeds (each experiment's runs use the same seeds for every policy, so that every
-policy sees the same jobs). It averaged 10 runs after dropping the highest and the lowest: the tables give that
-trimmed mean too when there are enough seeds. An "improvement" the thesis does not define: both forms are given,
-(S_other - S) / S (its Ch. 4 figures above 100 % need this one) and (S_other - S) / S_other.
 """
 from __future__ import annotations
 
 from emu.tools.reproduce import Claim, Experiment, figure, fmt, mean_ci, metric, select
-
-TITLE = ('Xiao Qin, "Dynamic I/O-Aware Load Balancing and Resource Management for Clusters", PhD thesis, '
-         'University of Nebraska-Lincoln, 2004, Chapter 3 (paper 003)')
+from emu.tools.reproductions.p003.common import gain as _gain, trimmed
 POLICIES = ("cm_re", "cm_pm", "io_re", "io_pm", "wal_re", "wal_pm", "iocm")
 NAMES = {"local": "NLB", "cm_re": "CM-RE", "cm_pm": "CM-PM", "io_re": "IO-RE", "io_pm": "IO-PM",
          "wal_re": "WAL-RE", "wal_pm": "WAL-PM", "iocm": "IOCM"}
@@ -63,12 +54,6 @@ def _xs(records, fig) -> list[float]:
     return [x for x in values if _text(fig, x) in seen]
 
 
-def trimmed(values: list[float]) -> float:
-    """The thesis's average: the highest and the lowest dropped (with at least 4 values)."""
-    v = sorted(values)
-    return sum(v[1:-1]) / (len(v) - 2) if len(v) >= 4 else float("nan")
-
-
 def _table(records, fig, title) -> tuple[list[str], dict]:
     """The figure's table (mean slowdown ± 95 % interval, and the trimmed mean) and its means by (policy, x)."""
     key, unit, _, _ = AXES[fig]
@@ -88,10 +73,6 @@ def _table(records, fig, title) -> tuple[list[str], dict]:
             cells.append(fmt(mean, half) + ("" if t != t else f" [{t:.2f}]"))
         lines.append(f"| {x:g} {unit} | " + " | ".join(cells) + " |")
     return lines + [""], means
-
-
-def _gain(other: float, new: float) -> str:
-    return f"{100 * (other - new) / new:.1f} % / {100 * (other - new) / other:.1f} %"
 
 
 def _order(means, xs, order) -> int:
