@@ -5,8 +5,8 @@ scenarios (scenarios/p003/io.toml, memory.toml) say what stands in for the thesi
 """
 from __future__ import annotations
 
-from emu.tools.reproduce import Claim, Experiment, figure, fmt, mean_ci, metric, select
-from emu.tools.reproductions.p003.common import gain as _gain, trimmed
+from emu.tools.reproduce import Claim, Experiment, figure, mean_ci, metric, select
+from emu.tools.reproductions.p003.common import gain as _gain, table
 POLICIES = ("cm_re", "cm_pm", "io_re", "io_pm", "wal_re", "wal_pm", "iocm")
 NAMES = {"local": "NLB", "cm_re": "CM-RE", "cm_pm": "CM-PM", "io_re": "IO-RE", "io_pm": "IO-PM",
          "wal_re": "WAL-RE", "wal_pm": "WAL-PM", "iocm": "IOCM"}
@@ -57,22 +57,8 @@ def _xs(records, fig) -> list[float]:
 def _table(records, fig, title) -> tuple[list[str], dict]:
     """The figure's table (mean slowdown ± 95 % interval, and the trimmed mean) and its means by (policy, x)."""
     key, unit, _, _ = AXES[fig]
-    xs = _xs(records, fig)
-    policies = ("local",) + SHOWN[fig]
-    means = {}
-    lines = [f"## {title}", "", "Mean slowdown (Eq. 3.22) over the seeds ± 95 % interval; in brackets the thesis's "
-             "average (highest and lowest run dropped) where there are 4 runs or more.", "",
-             f"| {key} | " + " | ".join(NAMES[p] for p in policies) + " |", "|---" * (len(policies) + 1) + "|"]
-    for x in xs:
-        cells = []
-        for p in policies:
-            v = _slowdowns(records, fig, p, x)
-            mean, half = mean_ci(v)
-            means[p, x] = mean
-            t = trimmed(v)
-            cells.append(fmt(mean, half) + ("" if t != t else f" [{t:.2f}]"))
-        lines.append(f"| {x:g} {unit} | " + " | ".join(cells) + " |")
-    return lines + [""], means
+    return table(title, "Mean slowdown (Eq. 3.22)", key, unit, _xs(records, fig),
+                 {p: NAMES[p] for p in ("local",) + SHOWN[fig]}, lambda p, x: _slowdowns(records, fig, p, x))
 
 
 def _order(means, xs, order) -> int:

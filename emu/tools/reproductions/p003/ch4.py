@@ -12,8 +12,8 @@ beside Chapter 3 on two cores. The quick variant: the axis's ends, 18 jobs in 75
 """
 from __future__ import annotations
 
-from emu.tools.reproduce import Claim, Experiment, figure, fmt, mean_ci
-from emu.tools.reproductions.p003.common import gain, trimmed
+from emu.tools.reproduce import Claim, Experiment, figure, mean_ci
+from emu.tools.reproductions.p003.common import gain, table
 
 POLICIES = ("local", "cpu_re", "mem_re", "iocm_re", "iocm_pm")
 NAMES = {"local": "NLB", "cpu_re": "CPU", "mem_re": "MEM", "iocm_re": "IOCM-RE", "iocm_pm": "IOCM-PM"}
@@ -53,23 +53,10 @@ def _rates(records, pct) -> list[float]:
 
 
 def _table(records, pct) -> tuple[list[str], dict]:
-    rates = _rates(records, pct)
-    means = {}
-    lines = [f"## Parallel jobs, {pct} % of the jobs, against the mean I/O access rate (Figs. 4.2 and 4.4 "
-             f"({'a' if pct == 30 else 'b'}))", "",
-             "Mean slowdown over jobs (a parallel job once) over the seeds ± 95 % interval; in brackets the thesis's "
-             "average (highest and lowest run dropped) where there are 4 runs or more.", "",
-             "| mean I/O rate | " + " | ".join(NAMES[p] for p in POLICIES) + " |", "|---" * (len(POLICIES) + 1) + "|"]
-    for x in rates:
-        cells = []
-        for p in POLICIES:
-            v = _slowdowns(records, pct, p, x)
-            mean, half = mean_ci(v)
-            means[p, x] = mean
-            t = trimmed(v)
-            cells.append(fmt(mean, half) + ("" if t != t else f" [{t:.2f}]"))
-        lines.append(f"| {x:g} /MI | " + " | ".join(cells) + " |")
-    return lines + [""], means
+    return table(f"Parallel jobs, {pct} % of the jobs, against the mean I/O access rate (Figs. 4.2 and 4.4 "
+                 f"({'a' if pct == 30 else 'b'}))", "Mean slowdown over jobs (a parallel job once)", "mean I/O rate",
+                 "/MI", _rates(records, pct), {p: NAMES[p] for p in POLICIES},
+                 lambda p, x: _slowdowns(records, pct, p, x))
 
 
 def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:

@@ -1,6 +1,8 @@
 """What paper 003's chapters share in how their results are set beside the thesis's."""
 from __future__ import annotations
 
+from emu.tools.reproduce import fmt, mean_ci
+
 
 def trimmed(values: list[float]) -> float:
     """The thesis's average: the highest and the lowest dropped (with at least 4 values)."""
@@ -11,3 +13,23 @@ def trimmed(values: list[float]) -> float:
 def gain(other: float, new: float) -> str:
     """An improvement in both forms: (S_other - S) / S and (S_other - S) / S_other."""
     return f"{100 * (other - new) / new:.1f} % / {100 * (other - new) / other:.1f} %"
+
+
+def table(title: str, what: str, axis: str, unit: str, xs: list, columns: dict, slowdowns) -> tuple[list[str], dict]:
+    """A figure's table: a row per x, a column per policy (`columns`: policy -> its name), each the mean of
+    `slowdowns(policy, x)` over the seeds ± its 95 % interval and, with 4 runs or more, the thesis's average in
+    brackets; and the means by (policy, x)."""
+    means = {}
+    lines = [f"## {title}", "", f"{what} over the seeds ± 95 % interval; in brackets the thesis's average (highest "
+             "and lowest run dropped) where there are 4 runs or more.", "",
+             f"| {axis} | " + " | ".join(columns.values()) + " |", "|---" * (len(columns) + 1) + "|"]
+    for x in xs:
+        cells = []
+        for p in columns:
+            v = slowdowns(p, x)
+            mean, half = mean_ci(v)
+            means[p, x] = mean
+            t = trimmed(v)
+            cells.append(fmt(mean, half) + ("" if t != t else f" [{t:.2f}]"))
+        lines.append(f"| {x:g} {unit} | " + " | ".join(cells) + " |")
+    return lines + [""], means
