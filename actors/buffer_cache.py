@@ -17,26 +17,23 @@ from policies.io_load import buffer_shares, hit_rate
 
 
 class BufferCache:
-    __slots__ = ("pager", "reaccess", "rates", "size")
+    __slots__ = ("pager", "reaccess", "rates")
 
     def __init__(self, pager, model: str):
         self.pager = pager
         self.reaccess = model == "reaccess"
         self.rates: dict[int, float] = {}   # job id -> its hit rate, while the resident jobs and the size hold
-        self.size = pager.buffer_cache
 
     def forget(self) -> None:
-        """The resident jobs changed: their shares of the buffer with them."""
+        """The resident jobs or the buffer's size changed (`Workstation.memory_changed`, which a resize calls
+        too): their shares of the buffer with them."""
         self.rates.clear()
 
     def hits(self, job, jobs, rng) -> bool:
         """Whether `job`'s access now is served by the cache (drawn from `rng`). Under "reaccess" the hit rate is
-        kept per job until `forget` or a resize: every access asked for it anew, O(jobs) each, took an eighth of
-        an I/O-bound run's time."""
+        kept per job until `forget`: every access asked for it anew, O(jobs) each, took an eighth of an I/O-bound
+        run's time."""
         if self.reaccess:
-            if self.size != self.pager.buffer_cache:
-                self.size = self.pager.buffer_cache
-                self.rates.clear()
             rate = self.rates.get(job.id)
             if rate is None:
                 rate = self.rates[job.id] = self.hit_rate(job, jobs)

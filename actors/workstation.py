@@ -158,7 +158,7 @@ class Workstation(Participant):
         """Resident demand changed: every job's next fault is redrawn (faults are memoryless in CPU time).
         While nothing overflows, before and after, there is nothing to redraw."""
         pager, jobs = self.pager, self.jobs.values()
-        self.cache.forget()             # called whenever the resident jobs change, too
+        self.cache.forget()             # called whenever the resident jobs or the buffer's size change, too
         if self.policy.releases_memory:
             pager.demand = sum(j.demand() for j in jobs if j.state != "suspended")
         else:

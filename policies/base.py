@@ -98,7 +98,10 @@ class RemoteExecution(Policy):
     to what this node sees of it until its view is refreshed. A job that may not move stays."""
 
     def place(self, job, node):
-        best = self.target(job, node) if job.migratable else None
+        return self.sent_to(job, self.target(job, node) if job.migratable else None, node)
+
+    def sent_to(self, job, best, node) -> int:
+        """`best` (None: here) as a placement, a peer counted in this node's view at once."""
         if best is None or best == node.id:
             return node.id
         self.count(job, best, node)

@@ -25,6 +25,7 @@ from policies.base import SentSinceView
 from policies.cm_re import CMRemoteExecution
 from policies.disk_view import DiskView, disk_queue, explicit, faults, volume
 from policies.io_load import Queue, Stream, iocm_cost, least_if_overloaded, response
+from policies.iocm_re import IOLoads
 from policies.wal_re import RATIO, node_loads
 
 
@@ -36,7 +37,7 @@ class IOCM(CMRemoteExecution):
     def __init__(self, **params):
         super().__init__(**params)
         self.disks = DiskView()
-        self.io_sent = SentSinceView()        # node -> I/O load sent there since the view changed
+        self.io = IOLoads()
         self.links = SentSinceView()          # node -> the Queue of replies to the guests sent there since
 
     def report(self, node) -> dict:
@@ -46,9 +47,7 @@ class IOCM(CMRemoteExecution):
         if not job.migratable:
             return node.id
         i = node.id
-        sent = self.io_sent.of(node)
-        loads = {p: r["io_load"] + sent.get(p, 0.0) for p, r in node.index.items() if "io_load" in r}
-        loads[i] = node_loads(node, job)["io_load"]
+        loads = self.io.of(node, job)
         io = least_if_overloaded(loads, i, self.ratio)
         io = i if io is None else io
         cm = self.target(job, node)
@@ -67,7 +66,7 @@ class IOCM(CMRemoteExecution):
         if cm != i:
             self.count(job, cm, node)
         if io != i:
-            sent[io] = sent.get(io, 0.0) + job.io_rate
+            self.io.add(node, io, job)
         if io != cm:
             links = self.links.of(node)
             links[io] = links.get(io, Queue()).plus(replies(job, node), cpu=False)

@@ -7,8 +7,8 @@ alike (a task waiting for its partners cannot move; one that moves takes its mes
 
 Where the thesis is silent (spec 003a §4.9): "overloaded" is the spec's default, Sec. 3.2.1's ratio on the I/O
 load (Eq. 3.2): above 1.25 times the cluster's mean, without Ch. 3's second condition, that it be the highest
-(on 32 nodes an arrival's home is the highest about once in 32, and preemption then all but never happens:
-one migration in 280 jobs at quarter scale), k the node of least I/O load; its plural ("the eligible
+(on 32 nodes an arrival's home is the highest about once in 32, and preemption then all but never happens),
+k the node of least I/O load; its plural ("the eligible
 processes") is read as WAL-PM's one job per arrival, the one of largest MCE, since every arrival asks again;
 the arriving job, placed already, is not among the candidates. A parallel job asks once, at its mapping.
 """
@@ -29,7 +29,7 @@ class IOCMPreemptiveMigration(PreemptiveMigration, IOCMRemoteExecution):
 
     def relieve(self, job, node) -> None:
         """Step 2: one eligible job of this node to the node of least I/O load, if this node is overloaded."""
-        loads = self.io_loads(node)
+        loads = self.io.of(node)
         mean = sum(loads.values()) / len(loads)
         if not loads[node.id] > RATIO * mean:
             return
@@ -37,9 +37,7 @@ class IOCMPreemptiveMigration(PreemptiveMigration, IOCMRemoteExecution):
         q = self.migrant(job, node, k, arriving=False)
         if q is None:
             return
-        self.count(q, k, node)
-        self.io_sent.of(node)[k] = self.io_sent.of(node).get(k, 0.0) + q.io_rate
-        self.disks.add(node, k, q)
+        self.sent_away(q, k, node)
         node.log("preempt", job=q.id, dest=k)
         self.moves.append((q, k))
 

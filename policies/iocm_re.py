@@ -30,7 +30,7 @@ class IOCMRemoteExecution(MemoryRemoteExecution):
     def __init__(self, **params):
         super().__init__(**params)
         self.disks = DiskView()
-        self.io_sent = SentSinceView()        # node -> I/O load sent there since the view changed
+        self.io = IOLoads()
 
     def report(self, node) -> dict:
         return {**self.disks.report(node), "io_load": node_loads(node)["io_load"]}
@@ -47,8 +47,8 @@ class IOCMRemoteExecution(MemoryRemoteExecution):
 
     def by_io(self, job, node, k: int) -> list:
         """Rule 1 for k tasks like `job`: their nodes."""
-        i, sent, view = node.id, self.io_sent.of(node), self.view(job, node, 0)
-        loads = self.io_loads(node)
+        i, view = node.id, self.view(job, node, 0)
+        loads = self.io.of(node)
         nodes = least(node, k, lambda p: (loads.get(p, 0.0), view[p][1] if p in view else 0.0))
         everyone = list(node.jobs.values()) + [job] * k         # every task counted at home first
         rest, cost = job.work / node.speed, move_cost(job, job, node)
@@ -57,20 +57,35 @@ class IOCMRemoteExecution(MemoryRemoteExecution):
             if p != i and remaining(job, node, rest, home, True) \
                     > remaining(job, node, rest, self.disks.peer(node, p), False) + cost:
                 everyone.remove(job)
-                self.count(job, p, node)
-                sent[p] = sent.get(p, 0.0) + job.io_rate
-                self.disks.add(node, p, job)
+                self.sent_away(job, p, node)
             else:
                 nodes[r] = i
         return nodes
 
-    def io_loads(self, node) -> dict:
-        """The nodes' I/O loads (Eq. 3.2) as this node sees them: its own now, its peers' as reported plus what
-        it has sent them since."""
-        sent = self.io_sent.of(node)
+    def sent_away(self, job, p: int, node) -> None:
+        """`job` (or a task) sent to p: counted there in each of this node's views until they are refreshed."""
+        self.count(job, p, node)
+        self.io.add(node, p, job)
+        self.disks.add(node, p, job)
+
+
+class IOLoads:
+    """Eq. 3.2's I/O load of every node as a node sees it (IOCM's and IOCM-RE's index): its own now (a new job
+    counted, if given), its peers' as last reported plus the I/O rates of the jobs it has sent them since."""
+    __slots__ = ("sent",)
+
+    def __init__(self):
+        self.sent = SentSinceView()
+
+    def of(self, node, job=None) -> dict:
+        sent = self.sent.of(node)
         loads = {p: r["io_load"] + sent.get(p, 0.0) for p, r in node.index.items() if "io_load" in r}
-        loads[node.id] = node_loads(node)["io_load"]
+        loads[node.id] = node_loads(node, job)["io_load"]
         return loads
+
+    def add(self, node, peer: int, job) -> None:
+        sent = self.sent.of(node)
+        sent[peer] = sent.get(peer, 0.0) + job.io_rate
 
 
 def least(node, k: int, key) -> list:

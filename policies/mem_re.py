@@ -13,11 +13,7 @@ class MemoryRemoteExecution(TaskMapping, CMRemoteExecution):
         return CMRemoteExecution.place(self, job, node)
 
     def place_task(self, job, node, home: int) -> int:
-        best = self.target(job, node, home + 1)
-        if best is None or best == node.id:
-            return node.id
-        self.count(job, best, node)
-        return best
+        return self.sent_to(job, self.target(job, node, home + 1), node)
 
 
 POLICY = MemoryRemoteExecution

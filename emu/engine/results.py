@@ -69,8 +69,7 @@ def assemble(finals: list[dict], scenario: dict, end: float, extra: dict, lost: 
     rows, never = lost
     jobs = sorted([j for f in finals for j in f["jobs"]] + list(rows), key=itemgetter("job"))
     for j in jobs:
-        j["slowdown"] = (j["response"] / (j["work"] / speeds[j["home"]] + j["dedicated_io"]) if j["state"] == "done"
-                         else float("nan"))
+        j["slowdown"] = j["response"] / dedicated(j, speeds) if j["state"] == "done" else float("nan")
     samples = Samples.merge(f["samples"] for f in finals if f["role"] == "workstation")
     events = sorted((e for f in finals for e in f["events"]), key=itemgetter("time", "node"))
     stats = [f["stats"] for f in finals if f["role"] == "workstation"]
@@ -84,7 +83,8 @@ def assemble(finals: list[dict], scenario: dict, end: float, extra: dict, lost: 
     summary = {
         "scenario": scenario["name"], "file": scenario["file"], "seed": scenario["seed"],
         "end": end,                                          # the virtual time the run stopped at
-        "metrics": metrics(jobs, table, samples, stats, end, scenario, events, never),
+        "metrics": {**metrics(jobs, table, samples, stats, end, scenario, events, never),
+                    **job_slowdowns(jobs, speeds)},
         "checks": checks(jobs, table, stats, end, complete="lost" not in extra),
         "fidelity": {"stragglers": stragglers, "late_messages": len(lateness),
                      "late_by_kind": {k: len(v) for k, v in sorted(late.items())},
@@ -173,15 +173,19 @@ def metrics(jobs, table: _JobTable, samples, stats, end, scenario, events=(), ne
         "remote_executions": int(total_of(table.all["remote_execs"])),
         "bytes_sent": float(sum(s["bytes_sent"] for s in stats)),
         **owner_metrics(jobs, stats, horizon),
-        **job_slowdowns(jobs),
     }
 
 
-def job_slowdowns(jobs) -> dict:
+def dedicated(j: dict, speeds: dict) -> float:
+    """A job's time alone on its home node (a slowdown's denominator): its work there and its `dedicated_io`."""
+    return j["work"] / speeds[j["home"]] + j["dedicated_io"]
+
+
+def job_slowdowns(jobs, speeds: dict) -> dict:
     """With parallel jobs (tasks of a group): the mean slowdown over jobs, each parallel job once (paper 003's
     Eq. 3.22 for a job: from its arrival to its last task's end, over its dedicated time, the longest of its
-    tasks' alone (a task's response over its slowdown), Eq. 7.2 with no waiting for partners), of all, the
-    parallel and the sequential ones; finished jobs only. No keys without parallel jobs."""
+    tasks', Eq. 7.2 with no waiting for partners), of all, the parallel and the sequential ones; finished jobs
+    only. No keys without parallel jobs."""
     groups, sequential = defaultdict(list), []
     for j in jobs:
         if j["group"] >= 0:
@@ -191,7 +195,7 @@ def job_slowdowns(jobs) -> dict:
     if not groups:
         return {}
     parallel = [(max(t["finish"] for t in tasks) - tasks[0]["arrival"])
-                / max(t["response"] / t["slowdown"] for t in tasks)
+                / max(dedicated(t, speeds) for t in tasks)
                 for tasks in groups.values() if all(t["state"] == "done" for t in tasks)]
     return {"job_slowdown": {"all": _mean(np.array(sequential + parallel)), "parallel": _mean(np.array(parallel)),
                              "sequential": _mean(np.array(sequential))}}
