@@ -1,6 +1,6 @@
-"""The I/O buffer cache of one workstation: which of a job's explicit I/O accesses it serves (at no cost: the
-job goes on running) and which go to the disk. Its size comes out of user memory (`Pager.buffer_cache`, which
-paper 003's feedback control resizes while running).
+"""The I/O buffer cache of one workstation: the share of a job's explicit I/O accesses it serves (at no cost:
+the job goes on running; `Workstation._next_miss` draws only the misses), the rest going to the disk. Its size
+comes out of user memory (`Pager.buffer_cache`, which paper 003's feedback control resizes while running).
 
 Two models (`disk.cache_model`):
 - "footprint", the default: a read hits with probability min(1, size / the summed request sizes of the resident
@@ -22,23 +22,20 @@ class BufferCache:
     def __init__(self, pager, model: str):
         self.pager = pager
         self.reaccess = model == "reaccess"
-        self.rates: dict[int, float] = {}   # job id -> its hit rate, while the resident jobs and the size hold
+        self.rates: dict[int, float] = {}   # job id -> its hit ratio, while the resident jobs and the size hold
 
     def forget(self) -> None:
         """The resident jobs or the buffer's size changed (`Workstation.memory_changed`, which a resize calls
         too): their shares of the buffer with them."""
         self.rates.clear()
 
-    def hits(self, job, jobs, rng) -> bool:
-        """Whether `job`'s access now is served by the cache (drawn from `rng`). Under "reaccess" the hit rate is
-        kept per job until `forget`: every access asked for it anew, O(jobs) each, took an eighth of an I/O-bound
-        run's time."""
-        if self.reaccess:
-            rate = self.rates.get(job.id)
-            if rate is None:
-                rate = self.rates[job.id] = self.hit_rate(job, jobs)
-            return rng.random() < rate
-        return rng.random() < job.io_read and rng.random() < self._footprint(jobs)
+    def ratio(self, job, jobs) -> float:
+        """`hit_ratio`, kept per job until `forget`: the workstation asks at every I/O miss, and computing it
+        anew, O(jobs) each time, took an eighth of an I/O-bound run's time."""
+        rate = self.rates.get(job.id)
+        if rate is None:
+            rate = self.rates[job.id] = self.hit_ratio(job, jobs)
+        return rate
 
     def hit_ratio(self, job, jobs) -> float:
         """The share of `job`'s accesses the cache serves now, under either model (what `hits` draws against)."""

@@ -6,9 +6,9 @@ Work is in operations (see `emu.inputs.units`); a job with `work` ops runs `work
 `(fraction of work done, bytes)` points, the demand at progress f being that of the last point at or before f.
 Explicit I/O is `io_rate` requests per op of work, each of `io_size` bytes (a Gamma of that mean and deviation
 `io_size_sd` when it is above 0), a share `io_read` of them reads; `io_reaccess` is how many times the job
-accesses each datum again (paper 003's r, for the buffer cache's "reaccess" model). Its distinct data written
-so far (`written`: each access adds its expected write, (1 - io_read) x io_size / (r + 1), the thesis's
-Eq. 3.20 accrued access by access) goes with it when it moves, as its initial data does.
+accesses each datum again (paper 003's r, for the buffer cache's "reaccess" model); `io_requests` counts those
+that missed the buffer cache (the workstation draws only the misses). Its distinct data written so far
+(`written`, the thesis's Eq. 3.20) goes with it when it moves, as its initial data does.
 
 The response time of a finished job splits exactly into the time it spent on a CPU (`cpu`), waiting for
 one (`queue`: ready-queue waits, context switches, the pending pool), blocked on page faults (`page`) or
@@ -45,7 +45,6 @@ class Job:
     dedicated_io: float = 0.0       # seconds of I/O alone on its home node (set on arrival; see slowdown)
     fault_scale: float = 1.0        # it page-faults at this multiple of its node's rate (a workload variant's)
     initial_data: float = 0.0       # bytes it takes along when placed or moved (paper 003; actors/migration.py)
-    written: float = 0.0            # bytes of its own it has written so far, taken along too (Eq. 3.20's d^W)
     io_node: int = -1               # the node holding its data and serving its I/O; -1: where it runs
     program: str = ""
     cls: str = "local"
@@ -110,7 +109,7 @@ class Job:
     # carried only when set, so that the other papers' job messages keep their size
     _OPTIONAL = {"burst": 0.0, "burst_seed": 0, "tasks": 0, "working_set": 1.0, "working_set_sd": 0.0,
                  "ws_phase": 0.0, "io_size_sd": 0.0, "io_reaccess": 0.0, "dedicated_io": 0.0,
-                 "fault_scale": 1.0, "initial_data": 0.0, "written": 0.0,
+                 "fault_scale": 1.0, "initial_data": 0.0,
                  "io_node": -1}
 
     def __post_init__(self):
@@ -119,6 +118,12 @@ class Job:
     @property
     def remaining(self) -> float:
         return self.work - self.done
+
+    @property
+    def written(self) -> float:
+        """Bytes of its own it has written so far, taken along when it moves (Eq. 3.20's d^W): io_rate x done
+        accesses, each writing (1 - io_read) x io_size / (r + 1) new bytes, in expectation."""
+        return self.io_rate * self.done * (1.0 - self.io_read) * self.io_size / (self.io_reaccess + 1.0)
 
     def demand(self) -> float:
         """Memory demand (bytes) at the current progress. Points are compared in ops, exactly as stops are."""

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import random
 from functools import partial
+from math import log
 
 from actors.buffer_cache import BufferCache
 from actors.cpu import FluidCPU, QuantumCPU
@@ -117,10 +118,7 @@ class Workstation(Participant):
         job.node = self.id
         if job.start < 0:
             job.start = self.q.now
-            if job.io_rate > 0:
-                job.io_at = job.done + self.rng.expovariate(job.io_rate)
-            else:
-                job.io_at = INF
+            job.io_at = INF             # its first miss: drawn by memory_changed, below
             if job.burst > 0:
                 job.sync_at = job.burst_length(0)
         if not job.nodes or job.nodes[-1] != self.id:
@@ -155,8 +153,9 @@ class Workstation(Participant):
             job.lingering += dt
 
     def memory_changed(self) -> None:
-        """Resident demand changed: every job's next fault is redrawn (faults are memoryless in CPU time).
-        While nothing overflows, before and after, there is nothing to redraw."""
+        """Resident demand or the buffer cache's shares changed: every job's next fault is redrawn (faults are
+        memoryless in CPU time), and its next I/O miss (so are they: `_next_miss`). While nothing overflows,
+        before and after, there is no fault to redraw."""
         pager, jobs = self.pager, self.jobs.values()
         self.cache.forget()             # called whenever the resident jobs or the buffer's size change, too
         if self.policy.releases_memory:
@@ -165,22 +164,34 @@ class Workstation(Participant):
             pager.demand = sum(j.demand() for j in jobs)
         if pager.lent or pager.remote:
             self.ram.settle()
-        if pager.demand <= pager.user_memory and self._fault_rate == 0:     # no fault now, none before
+        faults = pager.demand > pager.user_memory or self._fault_rate != 0
+        if faults:
+            rate = pager.fault_rate_now() / self.speed        # per op
+            faults = rate != 0 or self._fault_rate != 0
+            self._fault_rate = rate
+        if not faults and not any(j.io_rate > 0 for j in jobs):
             return
-        rate = pager.fault_rate_now() / self.speed        # per op
-        if rate == 0 and self._fault_rate == 0:
-            return
-        self._fault_rate = rate
         self.cpu.replan()
-        for job in self.jobs.values():
-            self._next_fault(job)
+        for job in jobs:
+            if faults:
+                self._next_fault(job)
+            if job.io_rate > 0:
+                self._next_miss(job)
+            self._set_stop(job)
         self.cpu.replan()
 
+    def _next_miss(self, job: Job) -> None:
+        """Where `job`'s next I/O miss is. Its accesses are Poisson in its work, and the buffer cache serves each
+        with the job's hit ratio of now, independently: its misses are then Poisson at its rate x (1 - the
+        ratio), drawn again whenever the ratio may change (`memory_changed`), and a hit, which costs nothing,
+        needs no stop of its own (it was a fifth of a run's events)."""
+        rate = job.io_rate * (1.0 - self.cache.ratio(job, self.jobs.values()))
+        job.io_at = job.done + self.rng.expovariate(rate) if rate > 0 else INF
+
     def _next_fault(self, job: Job) -> None:
-        """Draw the job's next fault under the node's current fault rate, and its next stop."""
+        """Draw the job's next fault under the node's current fault rate."""
         rate = self._fault_rate * job.fault_scale
         job.fault_at = job.done + self.rng.expovariate(rate) if rate > 0 else INF
-        self._set_stop(job)
 
     @staticmethod
     def _set_stop(job: Job) -> None:
@@ -194,6 +205,15 @@ class Workstation(Participant):
         if job.done >= job.work:
             self._finish(job)
             return False
+        if job.done >= job.io_at:          # an I/O miss (first: the common stop of an I/O-bound load)
+            job.io_requests += 1
+            self._next_miss(job)
+            self.io_misses += 1
+            if job.io_node >= 0 and job.io_node != self.id:     # its I/O node's disk serves it (paper 003)
+                self.remote_io.access(job, self._io_size(job))
+            else:
+                self._block(job, "io", self._io_size(job))
+            return False
         if job.done >= job.fault_at:
             batch = self.pager.fault_batch
             job.faults += batch
@@ -204,29 +224,24 @@ class Workstation(Participant):
         if job.done >= job.next_sync():
             job.iteration += 1
             return self._sync(job)
-        if job.done >= job.io_at:
-            job.io_requests += 1
-            job.io_at = job.done + self.rng.expovariate(job.io_rate)
-            if job.io_read < 1.0:
-                job.written += (1.0 - job.io_read) * job.io_size / (job.io_reaccess + 1.0)
-            if self.cache.hits(job, self.jobs.values(), self.rng):
-                self._set_stop(job)
-                return True
-            self.io_misses += 1
-            if job.io_node >= 0 and job.io_node != self.id:     # its I/O node's disk serves it (paper 003)
-                self.remote_io.access(job, self._io_size(job))
-            else:
-                self._block(job, "io", self._io_size(job))
-            return False
         self.memory_changed()      # a step in its memory demand
         self._set_stop(job)
         return True
 
     def _io_size(self, job: Job) -> float:
-        """An access's size: a Gamma of the job's mean size and deviation (paper 003), or the mean."""
-        sd = job.io_size_sd
-        return self.rng.gammavariate((job.io_size / sd) ** 2, sd * sd / job.io_size) if sd > 0 and job.io_size > 0 \
-            else job.io_size
+        """An access's size: a Gamma of the job's mean size and deviation (paper 003), or the mean. A Gamma of
+        whole shape k (the thesis's is 4) is a sum of k exponentials: -scale x the log of a product of k
+        uniforms, a third of `random.gammavariate`'s time."""
+        sd, size = job.io_size_sd, job.io_size
+        if sd <= 0 or size <= 0:
+            return size
+        k, scale = (size / sd) ** 2, sd * sd / size
+        if k != int(k) or k > 16:
+            return self.rng.gammavariate(k, scale)
+        uniform, product = self.rng.random, 1.0
+        for _ in range(int(k)):
+            product *= 1.0 - uniform()
+        return -scale * log(product)
 
     def _sync(self, job: Job) -> bool:
         """A parallel task ends a compute phase: it sends its partners a message and goes on only once it has
@@ -257,7 +272,9 @@ class Workstation(Participant):
         if job.id in self.leaving:          # a migration asked for while it waited
             self.migration.depart(job, self.leaving.pop(job.id))
             return
-        self._next_fault(job)
+        if self._fault_rate:            # else its fault_at is inf already (memory_changed, admit)
+            self._next_fault(job)
+        self._set_stop(job)
         self._run(job, "unblock")
 
     def _dispatched(self, job: Job) -> bool:

@@ -153,10 +153,10 @@ def test_preemptive_schemes_decide_only_when_a_job_arrives_and_beat_nlb(policy):
 
 
 def test_a_migrated_job_takes_the_data_it_has_written_along():
-    """Eq. 3.20: half the accesses write, each datum 6 times, so by its end a job has written io_requests x 0.5 x
-    256 KB / 6 bytes (its expected writes, accrued access by access), and a migration moves what it has written
-    by then with its initial data, through both disks and the link, plus its memory image and the fixed cost f.
-    Without writes only the initial data moves."""
+    """Eq. 3.20: half the accesses write, each datum 6 times, so by its end a job has written (rate x work
+    accesses) x 0.5 x 256 KB / 6 bytes (in expectation, accrued with its work), and a migration moves what it has
+    written by then with its initial data, through both disks and the link, plus its memory image and the fixed
+    cost f. Without writes only the initial data moves."""
     from emu.inputs.workload import generate
     from policies.io_load import migration_cost
     from tests.conftest import load
@@ -165,13 +165,14 @@ def test_a_migrated_job_takes_the_data_it_has_written_along():
         sets = (*SMALL, "policy=wal_pm", f"workload.io.read_fraction={reads}", 'workload.io.initial_data="20 MB"')
         r = run("p003/io.toml", *sets)
         assert_balanced(r)
-        initial = {j.id: j.initial_data for j in generate(load("p003/io.toml", *sets), 6)}
+        generated = {j.id: j for j in generate(load("p003/io.toml", *sets), 6)}
         jobs = {j["job"]: j for j in r["jobs"]}
         moves = [e for e in r["events"] if e["event"] == "migrate"]
-        assert any(e["data"] > initial[e["job"]] for e in moves) == (reads < 1)
+        assert any(e["data"] > generated[e["job"]].initial_data for e in moves) == (reads < 1)
         for e in moves:
-            job, written = jobs[e["job"]], e["data"] - initial[e["job"]]
-            assert 0 <= written <= job["io_requests"] * (1 - reads) * 256 * 1024 / 6 * (1 + 1e-12)
+            g = generated[e["job"]]
+            job, written = jobs[e["job"]], e["data"] - g.initial_data
+            assert 0 <= written <= g.io_rate * g.work * (1 - reads) * 256 * 1024 / 6 * (1 + 1e-12)
             if job["migrations"] == 1 and not job["remote_execs"]:
                 assert job["net"] >= migration_cost(0.1, e["bytes"], e["data"], 0.0, net, 40 * MB, 40 * MB)
 

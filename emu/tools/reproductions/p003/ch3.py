@@ -10,9 +10,9 @@ from emu.tools.reproductions.p003.common import gain as _gain, table
 POLICIES = ("cm_re", "cm_pm", "io_re", "io_pm", "wal_re", "wal_pm", "iocm")
 NAMES = {"local": "NLB", "cm_re": "CM-RE", "cm_pm": "CM-PM", "io_re": "IO-RE", "io_pm": "IO-PM",
          "wal_re": "WAL-RE", "wal_pm": "WAL-PM", "iocm": "IOCM"}
-# the figures' axes (Table 3.2 and the captions): the setting, its values, and the quick variant's
+# the figures' axes (Table 3.2 and the captions): the setting, its values, and the quick variant's two
 AXES = {
-    "fig3.4": ("workload.io.rate_max", "/MI", (3.0, 3.125, 3.25, 3.375, 3.5, 3.625), (3.0, 3.625)),
+    "fig3.4": ("workload.io.rate_max", "/MI", (3.0, 3.125, 3.25, 3.375, 3.5, 3.625), (3.0, 3.5)),
     "fig3.5": ("memory.fault_rate", "/MI", tuple(9.0 + 0.25 * i for i in range(9)), (9.0, 11.0)),
     "fig3.6": ("workload.io.initial_data", "MB", (50, 100, 150, 200, 250, 300, 350), (50, 350)),
     "fig3.9": ("network.bandwidth", "Mbps", (50, 100, 250, 500, 750, 1000), (50, 1000)),
@@ -22,6 +22,11 @@ SCENARIO = {"fig3.4": "p003/io.toml", "fig3.5": "p003/memory.toml", "fig3.6": "p
 SHOWN = {"fig3.4": POLICIES, "fig3.5": POLICIES, "fig3.6": ("wal_re", "iocm", "wal_pm"),
          "fig3.9": ("cm_pm", "wal_re", "iocm", "wal_pm")}
 FIXED = {"fig3.9": ['workload.io.rate_max="3.5 /MI"']}      # Fig. 3.9's caption: I/O rate 3.5 No./MI
+# Runs one figure takes from another's rather than making again: Fig. 3.9's 100 Mbps is io.toml's bandwidth, so
+# that point is Fig. 3.4's at 3.5 /MI; and NLB, the reference line, moves no job, so neither the initial data
+# (Fig. 3.6, at io.toml's AR of 3 /MI) nor the bandwidth (Fig. 3.9, at 3.5 /MI) touches it.
+SHARED = {("fig3.9", 100): ("fig3.4", 3.5)}
+NLB_FROM = {"fig3.6": ("fig3.4", 3.0), "fig3.9": ("fig3.4", 3.5)}
 QUICK = ["workload.jobs=100", 'workload.arrival.span="400 s"']    # a third of the jobs, the same rate
 SAME = 0.10         # "almost identical", "nearly identical": within 10 % of each other
 
@@ -33,32 +38,41 @@ def _text(fig: str, x: float) -> str:
 
 def experiments(quick: bool, seeds: int | None) -> list[Experiment]:
     """Each figure's policies over its axis, every policy on the same seeds, and NLB beside them as the
-    reference. `quick`: the axis's ends, a third of the jobs at the same arrival rate, one seed."""
+    reference (from Fig. 3.4's runs where it is the same: `NLB_FROM`). `quick`: two values of each axis (its
+    ends; Fig. 3.4's the two the others take NLB from), a third of the jobs at the same arrival rate, one seed."""
     n = seeds or (1 if quick else 5)
     out = []
     for fig, (key, _, values, ends) in AXES.items():
-        xs = ",".join(_text(fig, x) for x in (ends if quick else values))
-        out.append(Experiment(fig, SCENARIO[fig], [f"policy={','.join(('local',) + SHOWN[fig])}", f"{key}={xs}",
+        xs = ",".join(_text(fig, x) for x in (ends if quick else values) if (fig, x) not in SHARED)
+        policies = SHOWN[fig] if fig in NLB_FROM else ("local",) + SHOWN[fig]
+        out.append(Experiment(fig, SCENARIO[fig], [f"policy={','.join(policies)}", f"{key}={xs}",
                                                    *FIXED.get(fig, []), *(QUICK if quick else [])], n,
                               samples=False))
     return out
 
 
 def _slowdowns(records, fig, policy, x) -> list[float]:
+    fig, x = NLB_FROM[fig] if policy == "local" and fig in NLB_FROM else SHARED.get((fig, x), (fig, x))
     return metric(select(records[fig], policy=policy, **{AXES[fig][0]: _text(fig, x)}), "mean_slowdown")
 
 
 def _xs(records, fig) -> list[float]:
-    key, _, values, _ = AXES[fig]
-    seen = {r["combo"][key] for r in records[fig]}
-    return [x for x in values if _text(fig, x) in seen]
+    """The axis's values run, by the figure or (SHARED) by another."""
+    def seen(fig, x):
+        return any(r["combo"][AXES[fig][0]] == _text(fig, x) for r in records[fig])
+    return [x for x in AXES[fig][2] if seen(*SHARED.get((fig, x), (fig, x)))]
 
 
 def _table(records, fig, title) -> tuple[list[str], dict]:
     """The figure's table (mean slowdown ± 95 % interval, and the trimmed mean) and its means by (policy, x)."""
     key, unit, _, _ = AXES[fig]
-    return table(title, "Mean slowdown (Eq. 3.22)", key, unit, _xs(records, fig),
-                 {p: NAMES[p] for p in ("local",) + SHOWN[fig]}, lambda p, x: _slowdowns(records, fig, p, x))
+    lines, means = table(title, "Mean slowdown (Eq. 3.22)", key, unit, _xs(records, fig),
+                         {p: NAMES[p] for p in ("local",) + SHOWN[fig]}, lambda p, x: _slowdowns(records, fig, p, x))
+    notes = [f"The {x:g} {unit} row is Fig. 3.4's runs at {y:g} /MI (the same settings)."
+             for (f, x), (_, y) in SHARED.items() if f == fig]
+    if fig in NLB_FROM:
+        notes.insert(0, f"NLB moves no job: its column is Fig. 3.4's runs at {NLB_FROM[fig][1]:g} /MI.")
+    return lines + ([" ".join(notes), ""] if notes else []), means
 
 
 def _order(means, xs, order) -> int:
