@@ -357,6 +357,9 @@ class Workstation(Participant):
                     self.index[r["node"]] = r
                     self.view_version += 1
             self._view_refreshed()
+        elif kind in self.policy.MESSAGES:      # the policy's own (the batch system's central queue)
+            self.policy.receive(env, self)
+            self.placement.retry()
         else:
             self.migration.arrive(env, job)
 

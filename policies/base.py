@@ -23,6 +23,9 @@ Each workstation holds its own policy object (decisions are decentralized) and c
   ask of peers for this node's overflow (paper 002; `node.pager.shortfall()` is what is not yet held or asked for).
 - `report(node)` extra fields this node publishes in its load report (e.g. a reservation flag).
 - `finished(job, node)` after a job completes here (feedback policies such as buffer control).
+- `receive(env, node)` a message of the policy's own, of a kind it names in `MESSAGES` (and in
+  `emu.engine.envelope.KINDS`), which it sends with `node.send(dest, kind, payload)`: the one case so far is the
+  batch system's central queue (policies/bs.py). The pending pool is retried after each.
 
 `node` is the workstation, to be read and not written: `node.id`, `node.now`, `node.jobs` (resident jobs by
 id), `node.pending`, `node.pager` (`user_memory`, `demand`, `idle`), `node.cpu.queue_length()`, `node.load()`
@@ -66,6 +69,7 @@ class Policy(Params):
     maps_tasks = False
     # Whether `migrations` is asked after each placement (paper 003) rather than at each load-index refresh
     migrates_on_arrival = False
+    MESSAGES: tuple = ()        # kinds of messages of its own, which `receive` gets
 
     def place(self, job, node):
         return node.id
@@ -89,6 +93,9 @@ class Policy(Params):
         return {}
 
     def finished(self, job, node) -> None:
+        pass
+
+    def receive(self, env, node) -> None:
         pass
 
 

@@ -77,11 +77,13 @@ def test_same_seed_same_results_other_seed_other_results(tmp_path):
     *[("p003/io.toml", ("workload.jobs=40", 'workload.arrival.span="40 s"', 'workload.lifetime.max="20 s"',
                         'network.latency="2 ms"', 'workload.io.initial_data="10 MB"', "workload.io.read_fraction=0.5",
                         f"policy={policy}")) for policy in ("iocm", "wal_pm")],
-    # paper 003's Ch. 4: parallel tasks with I/O mapped by IOCM-RE, preempted by IOCM-PM with their messages
-    ("p003/parallel.toml", ("cluster.nodes=6", "workload.0.jobs=8", "workload.1.jobs=5",
-                            "workload.1.parallel.sizes=[2, 3, 4]", 'workload.0.arrival.span="20 s"',
-                            'workload.1.arrival.span="20 s"', 'workload.0.lifetime.max="5 s"',
-                            'workload.1.lifetime.max="5 s"', 'network.latency="10 ms"', "policy=iocm_pm")),
+    # paper 003's Ch. 4: parallel tasks with I/O mapped by IOCM-RE, preempted by IOCM-PM with their messages;
+    # BS's central queue, by messages to and from node 0
+    *[("p003/parallel.toml", ("cluster.nodes=6", "workload.0.jobs=8", "workload.1.jobs=5",
+                              "workload.1.parallel.sizes=[2, 3, 4]", 'workload.0.arrival.span="20 s"',
+                              'workload.1.arrival.span="20 s"', 'workload.0.lifetime.max="5 s"',
+                              'workload.1.lifetime.max="5 s"', 'network.latency="10 ms"', f"policy={policy}"))
+      for policy in ("iocm_pm", "bs")],
 ])
 def test_every_family_is_identical_inline_and_stepped(ray_local, tmp_path, name, overrides):
     """Every paper's models across runtimes. Paper 004's: owners' bursts and episodes drawn inside each actor, evictions and

@@ -114,3 +114,22 @@ def test_iocm_pm_preempts_running_tasks_whose_jobs_then_finish():
     assert_balanced(r)
     assert r["summary"]["metrics"]["jobs_done"] == len(r["jobs"])
     assert sum(j["migrations"] for j in r["jobs"] if j["group"] >= 0) > 0
+
+
+def test_bs_starts_jobs_strictly_in_the_order_they_reach_its_queue_one_task_a_node_at_a_time():
+    """BS (Fig. 4.1), the central space-sharing queue: every job is submitted to node 0 and started there once,
+    in the order of submission (strict FCFS: none passes the head), on nodes running nothing else; a node's
+    tasks never overlap in time."""
+    r = run("p003/parallel.toml", *SMALL, "policy=bs")
+    assert_balanced(r)
+    assert r["summary"]["metrics"]["jobs_done"] == len(r["jobs"])
+    submitted = [(e["parallel"], e["job"]) for e in r["events"] if e["event"] == "batch_submit"]
+    started = [(e["parallel"], e["job"]) for e in r["events"] if e["event"] == "batch_start"]
+    assert started == submitted and len(started) == len(groups(r)) + sum(j["group"] < 0 for j in r["jobs"])
+    spans = defaultdict(list)
+    for j in r["jobs"]:
+        spans[j["node"]].append((j["start"], j["finish"]))
+    for s in spans.values():
+        s.sort()
+        assert all(b[0] >= a[1] for a, b in zip(s, s[1:]))
+    assert sum(1 for j in r["jobs"] if j["node"] != j["home"]) > 0        # a job is sent where nodes are free

@@ -39,6 +39,11 @@ KINDS: dict[str, tuple[str, ...]] = {
     "io_request": ("job_id", "bytes"),
     "io_reply": ("job_id", "bytes"),
     "io_end": ("job_id",),
+    # a policy's own (Policy.MESSAGES): the batch system's central queue (paper 003's BS, policies/bs.py), a job
+    # submitted to the central node, its nodes back to its home, a task ended on its node
+    "batch_submit": ("key", "width", "pinned"),
+    "batch_start": ("key", "nodes"),
+    "batch_ended": ("key",),
     # on a shared bus (network.medium = "bus") every message goes to the bus first, wrapped
     "relay": ("dest", "kind", "payload", "size", "fixed"),
 }
@@ -49,7 +54,7 @@ KINDS: dict[str, tuple[str, ...]] = {
 REPORT = ("node", "time", "jobs", "ready", "pending", "speed", "memory", "demand", "idle", "cpu_util",
           "fault_rate", "foreign")
 MAX_BATCH = 64 * 2**20      # bytes: far above any batch a run sends (a 4,096-node load index is a few MB)
-INTEGERS = {"group", "to", "from", "it", "job_id", "pages"}     # payload fields: non-negative integers
+INTEGERS = {"group", "to", "from", "it", "job_id", "pages", "width"}     # payload fields: non-negative integers
 NUMBERS = {"bytes", "asked", "size", "fixed"}                    # payload fields: non-negative finite numbers
 ALL = -1     # the destination of a broadcast: every workstation
 

@@ -17,37 +17,50 @@ from emu.tools.reproduce import Claim, Experiment, figure, mean_ci
 from emu.tools.reproductions.p003.common import gain, table
 
 POLICIES = ("local", "cpu_re", "mem_re", "iocm_re", "iocm_pm")
-NAMES = {"local": "NLB", "cpu_re": "CPU", "mem_re": "MEM", "iocm_re": "IOCM-RE", "iocm_pm": "IOCM-PM"}
+NAMES = {"local": "NLB", "cpu_re": "CPU", "mem_re": "MEM", "iocm_re": "IOCM-RE", "iocm_pm": "IOCM-PM",
+         "bs": "BS"}
 RATES = tuple(1.0 + 0.0625 * i for i in range(10))      # Fig. 4.2: "1.0 and 1.563 No./MI with increments of 0.0625"
 RUN = RATES[::2] + RATES[-1:]                           # six of them, both ends: see the module's docstring
 PANELS = (30, 60)                                       # percent of the jobs parallel, Figs. 4.2-4.4 (a) and (b)
 SCALE = (35, "150 s")                                   # jobs and span: an eighth of the scenario's trace
 QUICK = (18, "75 s")
+# Fig. 4.1(a), sequential jobs only (scenarios/p003/sequential32.toml: io.toml's 50 jobs a node in 20 minutes,
+# the work of parallel.toml's 30 % trace): an eighth of its trace too, at the same six rates; its (b), 30 %
+# parallel, is BS beside the 30 % panel's runs
+SEQUENTIAL = (200, "150 s")
+SEQUENTIAL_QUICK = (100, "75 s")
 SAME = 0.10
 
 
 def _name(pct: int, rate: float) -> str:
-    return f"ch4-{pct}pc-{rate:g}MI"
+    """An experiment: `pct` % of the jobs parallel (0: Fig. 4.1(a)'s sequential trace) at a mean rate."""
+    return f"fig4.1a-{rate:g}MI" if pct == 0 else f"ch4-{pct}pc-{rate:g}MI"
 
 
 def experiments(quick: bool, seeds: int | None) -> list[Experiment]:
     n = seeds or (1 if quick else 5)
+    rates = (RATES[0], RATES[-1]) if quick else RUN
+
+    def streams(jobs: list, span: str, rate: float) -> list[str]:
+        return [f"workload.{s}.{field}" for s, k in enumerate(jobs)
+                for field in (f"jobs={k}", f'arrival.span="{span}"', f'io.rate_max="{2 * rate:g} /MI"')]
+    jobs, span = SEQUENTIAL_QUICK if quick else SEQUENTIAL
+    out = [Experiment(_name(0, rate), "p003/sequential32.toml", ["policy=iocm_re,bs", *streams([jobs], span, rate)],
+                      n, samples=False) for rate in rates]
     jobs, span = QUICK if quick else SCALE
-    out = []
     for pct in PANELS:
         parallel = round(jobs * pct / 100)
-        for rate in (RATES[0], RATES[-1]) if quick else RUN:
-            streams = [f"workload.0.jobs={jobs - parallel}", f"workload.1.jobs={parallel}"]
-            for s in (0, 1):
-                streams += [f'workload.{s}.arrival.span="{span}"', f'workload.{s}.io.rate_max="{2 * rate:g} /MI"']
-            out.append(Experiment(_name(pct, rate), "p003/parallel.toml",
-                                  [f"policy={','.join(POLICIES)}", *streams], n, samples=False))
+        policies = POLICIES + (("bs",) if pct == 30 else ())
+        out += [Experiment(_name(pct, rate), "p003/parallel.toml",
+                           [f"policy={','.join(policies)}", *streams([jobs - parallel, parallel], span, rate)], n,
+                           samples=False) for rate in rates]
     return out
 
 
 def _slowdowns(records, pct, policy, rate) -> list[float]:
+    """Each run's mean slowdown over jobs, a parallel job once (over its jobs, with none parallel)."""
     runs = [r for r in records.get(_name(pct, rate), []) if not r["error"] and r["combo"].get("policy") == policy]
-    return [r["metrics"]["job_slowdown"]["all"] for r in runs]
+    return [r["metrics"].get("job_slowdown", {}).get("all", r["metrics"]["mean_slowdown"]) for r in runs]
 
 
 def _rates(records, pct) -> list[float]:
@@ -102,24 +115,54 @@ def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
     claims.append(Claim("Fig. 4.2", "at a fixed I/O rate every slowdown is higher with 60 % parallel jobs than with 30 %",
                         "60 % above 30 %", f"at {k} of {len(POLICIES) * len(both)} (policy, rate) pairs",
                         k == len(POLICIES) * len(both)))
-    claims += [Claim("Fig. 4.1", "IOCM-RE below BS, the space-sharing batch queue", "IOCM-RE below", "", None,
-                     "BS (a central space-sharing queue) is not built yet"),
-               Claim("Figs. 4.5, 4.8", "on the six applications' traces the I/O-aware schemes beat the others by "
+    claims += _batch(records, lines)
+    claims += [Claim("Figs. 4.5, 4.8", "on the six applications' traces the I/O-aware schemes beat the others by "
                      "23.6-88.0 %, LU the highest slowdown and the smallest gain, IOCM-RE ≈ IOCM-PM",
                      "23.6-88.0 %", "", None, "the application models of Sec. 4.4 are not built yet")]
     _plots(records, plots)
     return claims, lines
 
 
+def _batch(records, lines) -> list[Claim]:
+    """Fig. 4.1: IOCM-RE against BS, (a) sequential jobs only, (b) 30 % parallel."""
+    claims, factor = [], {}
+    for pct, panel in ((0, "a"), (30, "b")):
+        xs = [x for x in _rates(records, pct) if _slowdowns(records, pct, "bs", x)]
+        if not xs:
+            return [Claim("Fig. 4.1", "IOCM-RE below BS, the space-sharing batch queue", "IOCM-RE below", "", None,
+                          "no BS runs")]
+        fig = f"Fig. 4.1({panel})"
+        t, s = table(f"IOCM-RE against BS, {'sequential jobs only' if pct == 0 else '30 % of the jobs parallel'} "
+                     f"({fig})", "Mean slowdown over jobs (a parallel job once)", "mean I/O rate", "/MI", xs,
+                     {"iocm_re": "IOCM-RE", "bs": "BS"}, lambda p, x: _slowdowns(records, pct, p, x))
+        lines += t
+        lo, hi = xs[0], xs[-1]
+        claims.append(Claim(fig, "both IOCM-RE and BS rise with the I/O access rate", "both rise",
+                            f"IOCM-RE {s['iocm_re', lo]:.2f} → {s['iocm_re', hi]:.2f}, BS {s['bs', lo]:.2f} → "
+                            f"{s['bs', hi]:.2f}", s["iocm_re", hi] > s["iocm_re", lo] and s["bs", hi] > s["bs", lo]))
+        k = sum(s["iocm_re", x] < s["bs", x] for x in xs)
+        factor[pct] = max(s["bs", x] / s["iocm_re", x] for x in xs)
+        claims.append(Claim(fig, "IOCM-RE is significantly better than BS", "at every rate",
+                            f"at {k} of {len(xs)}; largest factor {factor[pct]:.2f}x", k == len(xs)))
+    claims.append(Claim("Fig. 4.1(b)", "BS degrades considerably when parallel jobs wait in its queue",
+                        "(b) worse for BS than (a)", f"BS over IOCM-RE: up to {factor[0]:.2f}x in (a), "
+                        f"{factor[30]:.2f}x in (b)", factor[30] > factor[0],
+                        "holds if BS's largest factor over IOCM-RE is larger in (b) than in (a)"))
+    return claims
+
+
 def _plots(records, plots) -> None:
+    panels = [(pct, POLICIES, f"Figs. 4.2/4.4 ({pct} % parallel)") for pct in PANELS] + [
+        (pct, ("iocm_re", "bs"), f"Fig. 4.1({panel})") for pct, panel in ((0, "a"), (30, "b"))]
+
     def draw(*axes):
-        for ax, pct in zip(axes, PANELS):
+        for ax, (pct, policies, title) in zip(axes, panels):
             xs = _rates(records, pct)
-            for p in POLICIES:
+            for p in policies:
                 ax.plot(xs, [mean_ci(_slowdowns(records, pct, p, x))[0] for x in xs], marker="o", label=NAMES[p])
             ax.set_yscale("log")
             ax.set_xlabel("mean I/O access rate (/MI)")
             ax.set_ylabel("mean slowdown")
-            ax.set_title(f"Figs. 4.2/4.4 ({pct} % parallel)")
+            ax.set_title(title)
             ax.legend(fontsize=7)
-    figure(plots, "p003-ch4", len(PANELS), draw)
+    figure(plots, "p003-ch4", len(panels), draw)
