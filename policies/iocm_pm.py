@@ -8,9 +8,10 @@ alike (a task waiting for its partners cannot move; one that moves takes its mes
 Where the thesis is silent (spec 003a §4.9): "overloaded" is the spec's default, Sec. 3.2.1's ratio on the I/O
 load (Eq. 3.2): above 1.25 times the cluster's mean, without Ch. 3's second condition, that it be the highest
 (on 32 nodes an arrival's home is the highest about once in 32, and preemption then all but never happens),
-k the node of least I/O load; its plural ("the eligible
-processes") is read as WAL-PM's one job per arrival, the one of largest MCE, since every arrival asks again;
-the arriving job, placed already, is not among the candidates. A parallel job asks once, at its mapping.
+k the node of least I/O load; its plural ("the eligible processes are preempted and migrated") is read as the
+spec's default: the eligible job of largest MCE moves, the loads and views are updated, and the next is chosen
+the same way, until home is no longer overloaded or none is eligible. The arriving job, placed already, is not
+among the candidates. A parallel job asks once, at its mapping.
 """
 from policies.iocm_re import IOCMRemoteExecution
 from policies.preemptive import PreemptiveMigration
@@ -28,18 +29,20 @@ class IOCMPreemptiveMigration(PreemptiveMigration, IOCMRemoteExecution):
         return dest
 
     def relieve(self, job, node) -> None:
-        """Step 2: one eligible job of this node to the node of least I/O load, if this node is overloaded."""
-        loads = self.io.of(node)
-        mean = sum(loads.values()) / len(loads)
-        if not loads[node.id] > RATIO * mean:
-            return
-        k = min(sorted(loads), key=lambda p: (loads[p], p))
-        q = self.migrant(job, node, k, arriving=False)
-        if q is None:
-            return
-        self.sent_away(q, k, node)
-        node.log("preempt", job=q.id, dest=k)
-        self.moves.append((q, k))
-
+        """Step 2: while this node is overloaded, its eligible job of largest MCE to the node of least I/O load."""
+        moved: dict = {}            # job id -> its I/O rate, off this node's load once it leaves
+        while True:
+            loads = self.io.of(node)
+            loads[node.id] -= sum(moved.values())
+            if not loads[node.id] > RATIO * sum(loads.values()) / len(loads):
+                return
+            k = min(sorted(loads), key=lambda p: (loads[p], p))
+            q = self.migrant(job, node, k, arriving=False, leaving=moved)
+            if q is None:
+                return
+            moved[q.id] = q.io_rate
+            self.sent_away(q, k, node)
+            node.log("preempt", job=q.id, dest=k)
+            self.moves.append((q, k))
 
 POLICY = IOCMPreemptiveMigration

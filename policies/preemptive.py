@@ -65,11 +65,12 @@ class PreemptiveMigration(Policy):
         self.moves.append((q, k))
         return node.id
 
-    def migrant(self, job, node, k: int, arriving: bool = True):
+    def migrant(self, job, node, k: int, arriving: bool = True, leaving=()):
         """The job of EM(i, k) (Eq. 3.18), the new `job` among them unless it is placed already (not
-        `arriving`), of largest MCE (Eq. 3.21); None if EM is empty."""
+        `arriving`), of largest MCE (Eq. 3.21); None if EM is empty. Jobs `leaving` (ids), chosen already, are
+        neither candidates nor counted at home."""
         speed = node.speed
-        everyone = list(node.jobs.values()) + ([job] if arriving else [])
+        everyone = [j for j in node.jobs.values() if j.id not in leaving] + ([job] if arriving else [])
         home = (*disk_queue(node, everyone), sum(j.demand() for j in everyone), node.pager.user_memory)
         there = self.disks.peer(node, k)
         best, best_key = None, None
