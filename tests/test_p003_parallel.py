@@ -133,3 +133,17 @@ def test_bs_starts_jobs_strictly_in_the_order_they_reach_its_queue_one_task_a_no
         s.sort()
         assert all(b[0] >= a[1] for a, b in zip(s, s[1:]))
     assert sum(1 for j in r["jobs"] if j["node"] != j["home"]) > 0        # a job is sent where nodes are free
+
+
+def test_each_application_trace_spends_the_theses_share_of_a_tasks_time_alone_on_io():
+    """Sec. 4.4's traces (scenarios/p003/apps): a task's time alone splits between CPU and I/O as the thesis's Sec.
+    5.4.6 gives for its application (its access rate derived from that share), so that LU, 99 % I/O, has the
+    longest jobs: a hundred times their CPU time."""
+    shares = {"dmine": 0.74, "pgrep": 0.36, "titan": 0.24, "db2": 0.82, "lu": 0.99, "cholesky": 0.40}
+    for app, share in shares.items():
+        r = run(f"p003/apps/{app}.toml", "workload.jobs=2", 'workload.arrival.span="10 s"',
+                'workload.lifetime.max="1 s"', "policy=local")
+        assert_balanced(r)
+        for j in r["jobs"]:
+            assert j["group"] >= 0 and j["dedicated_io"] / (j["cpu"] + j["dedicated_io"]) == pytest.approx(share,
+                                                                                                        abs=1e-3)

@@ -243,15 +243,16 @@ def test_p003_quick_writes_every_run_and_its_report(ray_local, tmp_path):
     """`nowemu reproduce p003 --quick`: Ch. 3's four experiments (Figs. 3.4, 3.5, 3.6, 3.9) at two values of their
     axes, each figure's policies and NLB (made once, in Fig. 3.4's runs, where the others share it), a third of
     the jobs, and Ch. 4's parallel jobs (Figs. 4.2 and 4.4, 30 % and 60 % parallel; BS beside the 30 %) and
-    sequential jobs (Fig. 4.1(a)) at the ends of the mean I/O rate; the tables' means are the runs' (one seed: the
-    run's own mean slowdown), and every claim is decided but those whose models are not built."""
-    from emu.tools.reproductions.p003 import ch3, ch4
+    sequential jobs (Fig. 4.1(a)) at the ends of the mean I/O rate, and the six applications' traces (Fig. 4.5);
+    the tables' means are the runs' (one seed: the run's own mean slowdown), and every claim is decided."""
+    from emu.tools.reproductions.p003 import apps, ch3, ch4
     report = tmp_path / "p003.md"
     assert cli.main(["reproduce", "p003", "--quick", "--out", str(tmp_path / "runs"), "--report", str(report)]) == 0
     runs = {p.parent.relative_to(tmp_path / "runs").parts for p in (tmp_path / "runs").rglob("summary.json")}
     ends = (ch4.RATES[0], ch4.RATES[-1])
     ch4_runs = {(ch4._name(pct, x), p) for pct in ch4.PANELS for x in ends for p in ch4.POLICIES} | {
-        (ch4._name(pct, x), "bs") for pct in (0, 30) for x in ends} | {(ch4._name(0, x), "iocm_re") for x in ends}
+        (ch4._name(pct, x), "bs") for pct in (0, 30) for x in ends} | {(ch4._name(0, x), "iocm_re") for x in ends} | {
+        (f"fig4.5-{app}", p) for app in apps.APPS for p in apps.POLICIES}
     assert {fig for fig, _ in runs} - {name for name, _ in ch4_runs} == set(ch3.AXES)
     assert len(runs) == sum(2 * ((fig not in ch3.NLB_FROM) + len(ch3.SHOWN[fig])) for fig in ch3.AXES) + len(ch4_runs)
     text = report.read_text()
@@ -266,5 +267,4 @@ def test_p003_quick_writes_every_run_and_its_report(ray_local, tmp_path):
     row = [line for line in text.splitlines() if line.startswith("| 1.5625 /MI |")][1]          # the 60 % table
     assert row.split(" | ")[4] == f"{parallel['metrics']['job_slowdown']['all']:.2f}"     # NLB, CPU, MEM, IOCM-RE
     claims = [line for line in text.splitlines() if line.startswith(("| Fig. 4", "| Figs. 4"))]
-    assert len(claims) == 19 and sum("| not measured |" in c for c in claims) == 1
-    assert all(("| yes |" in c) + ("| **no** |" in c) + ("| not measured |" in c) == 1 for c in claims)
+    assert len(claims) == 22 and all(("| yes |" in c) + ("| **no** |" in c) == 1 for c in claims)

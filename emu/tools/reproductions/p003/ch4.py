@@ -116,9 +116,6 @@ def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
                         "60 % above 30 %", f"at {k} of {len(POLICIES) * len(both)} (policy, rate) pairs",
                         k == len(POLICIES) * len(both)))
     claims += _batch(records, lines)
-    claims += [Claim("Figs. 4.5, 4.8", "on the six applications' traces the I/O-aware schemes beat the others by "
-                     "23.6-88.0 %, LU the highest slowdown and the smallest gain, IOCM-RE ≈ IOCM-PM",
-                     "23.6-88.0 %", "", None, "the application models of Sec. 4.4 are not built yet")]
     _plots(records, plots)
     return claims, lines
 

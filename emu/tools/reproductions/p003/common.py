@@ -16,7 +16,7 @@ def gain(other: float, new: float) -> str:
 
 
 def table(title: str, what: str, axis: str, unit: str, xs: list, columns: dict, slowdowns) -> tuple[list[str], dict]:
-    """A figure's table: a row per x, a column per policy (`columns`: policy -> its name), each the mean of
+    """A figure's table: a row per x (a value, or a name), a column per policy (`columns`: policy -> its name), each the mean of
     `slowdowns(policy, x)` over the seeds ± its 95 % interval and, with 4 runs or more, the thesis's average in
     brackets; and the means by (policy, x)."""
     means = {}
@@ -31,5 +31,5 @@ def table(title: str, what: str, axis: str, unit: str, xs: list, columns: dict, 
             means[p, x] = mean
             t = trimmed(v)
             cells.append(fmt(mean, half) + ("" if t != t else f" [{t:.2f}]"))
-        lines.append(f"| {x:g} {unit} | " + " | ".join(cells) + " |")
+        lines.append(f"| {x if isinstance(x, str) else f'{x:g} {unit}'} | " + " | ".join(cells) + " |")
     return lines + [""], means
