@@ -17,6 +17,8 @@ placement. Where the thesis is silent (spec 003a §4.10), the defaults here:
 BS reads no load index: its cluster exchanges none. The central node logs each job's submission and start
 (events `batch_submit`, `batch_start`: the schedule).
 """
+from collections import deque
+
 from policies.base import Policy
 
 CENTRAL = 0
@@ -31,7 +33,7 @@ class BatchSystem(Policy):
         super().__init__(**params)
         self.submitted: set = set()         # at a home node: its jobs submitted, not yet started ...
         self.started: dict = {}             # ... and started: key -> [its nodes by rank, tasks not yet sent]
-        self.queue: list = []               # at the central node: [key, width, pinned, home] in FCFS order
+        self.queue: deque = deque()         # at the central node: [key, width, pinned, home] in FCFS order
         self.free: list | None = None       # ... and its free nodes (all at first)
 
     def place(self, job, node):
@@ -81,7 +83,7 @@ class BatchSystem(Policy):
         self._allocate(node)
 
     def _ended(self, where: int, node) -> None:
-        self.free.append(where)
+        self.free.append(where)         # (set by the allocation that started the job that ended)
         self.free.sort()
         self._allocate(node)
 
@@ -96,7 +98,7 @@ class BatchSystem(Policy):
                 nodes += [n for n in self.free if n != home][:width - len(nodes)]
             if len(nodes) < width:
                 return
-            self.queue.pop(0)
+            self.queue.popleft()
             node.log("batch_start", job=key[1], parallel=key[0], nodes=nodes)
             for n in nodes:
                 self.free.remove(n)
