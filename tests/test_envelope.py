@@ -60,6 +60,8 @@ def valid(kind="remote_exec", deliver_at=1.0, sender=1, seq=1, dest=0) -> list:
                "io_data": {"job": job_state(io_node=2)}, "io_stored": {"job_id": 4},
                "io_request": {"job_id": 4, "bytes": 262144.0}, "io_reply": {"job_id": 4, "bytes": 262144.0},
                "io_end": {"job_id": 4},
+               "batch_submit": {"key": [1, 7], "width": 16, "pinned": False},
+               "batch_start": {"key": [1, 7], "nodes": [3, 4]}, "batch_ended": {"key": [0, 9]},
                "relay": {"dest": -1, "kind": "load_index", "payload": {"reports": []}, "size": 60, "fixed": 0.0},
                }[kind]
     return [deliver_at, sender, seq, kind, payload, dest]
