@@ -135,7 +135,7 @@ def test_bs_starts_jobs_strictly_in_the_order_they_reach_its_queue_one_task_a_no
     assert sum(1 for j in r["jobs"] if j["node"] != j["home"]) > 0        # a job is sent where nodes are free
 
 
-def test_each_application_trace_spends_the_theses_share_of_a_tasks_time_alone_on_io():
+def test_each_application_trace_spends_the_thesis_share_of_a_tasks_time_alone_on_io():
     """Sec. 4.4's traces (scenarios/p003/apps): a task's time alone splits between CPU and I/O as the thesis's Sec.
     5.4.6 gives for its application (its access rate derived from that share), so that LU, 99 % I/O, has the
     longest jobs: a hundred times their CPU time."""
