@@ -38,7 +38,7 @@ class BufferCache:
         return rate
 
     def hit_ratio(self, job, jobs) -> float:
-        """The share of `job`'s accesses the cache serves now, under either model (what `hits` draws against)."""
+        """The share of `job`'s accesses the cache serves now, under either model."""
         return self.hit_rate(job, jobs) if self.reaccess else job.io_read * self._footprint(jobs)
 
     def dedicated_io(self, job, disk) -> float:

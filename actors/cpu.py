@@ -151,7 +151,7 @@ class FluidCPU:
 
     def _stop_due(self) -> None:
         self.settle()
-        for job in [j for j in self.active if j.done >= j.stop_at - EPS * max(1.0, j.stop_at)]:    # _reached
+        for job in [j for j in self.active if _reached(j)]:
             if not _reached(job):       # an earlier stop in this loop moved its stop (its faults were redrawn)
                 continue
             job.done = job.stop_at

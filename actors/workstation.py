@@ -184,7 +184,7 @@ class Workstation(Participant):
         """Where `job`'s next I/O miss is. Its accesses are Poisson in its work, and the buffer cache serves each
         with the job's hit ratio of now, independently: its misses are then Poisson at its rate x (1 - the
         ratio), drawn again whenever the ratio may change (`memory_changed`), and a hit, which costs nothing,
-        needs no stop of its own (it was a fifth of a run's events)."""
+        needs no stop of its own."""
         rate = job.io_rate * (1.0 - self.cache.ratio(job, self.jobs.values()))
         job.io_at = job.done + self.rng.expovariate(rate) if rate > 0 else INF
 
@@ -231,7 +231,7 @@ class Workstation(Participant):
     def _io_size(self, job: Job) -> float:
         """An access's size: a Gamma of the job's mean size and deviation (paper 003), or the mean. A Gamma of
         whole shape k (the thesis's is 4) is a sum of k exponentials: -scale x the log of a product of k
-        uniforms, a third of `random.gammavariate`'s time."""
+        uniforms, cheaper than `random.gammavariate`'s rejection loop."""
         sd, size = job.io_size_sd, job.io_size
         if sd <= 0 or size <= 0:
             return size

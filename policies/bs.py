@@ -4,7 +4,7 @@ parallel job at a time" (PBS-like): jobs wait "in the queue of the centralized n
 (one task) at a time.
 
 The central node is node 0. A job arriving at its home node is submitted there (`batch_submit`: its width, and
-its home if it may not move); the central node starts the job at the head of its queue as soon as enough nodes
+whether it may move); the central node starts the job at the head of its queue as soon as enough nodes
 are free, telling its home which (`batch_start`), and a node tells it when a job's task has ended there
 (`batch_ended`). The home sends each task to its node by remote execution, with its initial data, as any
 placement. Where the thesis is silent (spec 003a §4.10), the defaults here:
@@ -41,8 +41,9 @@ class BatchSystem(Policy):
         if key not in self.started:
             if key not in self.submitted:
                 self.submitted.add(key)
-                self._central(node, "batch_submit", {"key": list(key), "width": job.tasks if job.group >= 0 else 1,
-                                                     "pinned": not job.migratable})
+                width = job.tasks if job.group >= 0 else 1
+                self._tell(node, CENTRAL, "batch_submit", {"key": list(key), "width": width,
+                                                           "pinned": not job.migratable})
             if key not in self.started:     # the central node is this one, and had no room
                 return None
         started = self.started[key]
@@ -56,27 +57,28 @@ class BatchSystem(Policy):
         return nodes[job.rank]
 
     def finished(self, job, node) -> None:
-        self._central(node, "batch_ended", {"key": list(_key(job))})
+        self._tell(node, CENTRAL, "batch_ended", {"key": list(_key(job))})
 
     def receive(self, env, node) -> None:
-        p = env.payload
-        if env.kind == "batch_start":
-            self._start(tuple(p["key"]), p["nodes"])
-        elif env.kind == "batch_submit":
-            self._submit(p, env.sender, node)
+        self._handle(env.kind, env.payload, env.sender, node)
+
+    def _tell(self, node, dest: int, kind: str, payload: dict) -> None:
+        """A message to `dest`, handled at once if it is this node."""
+        if dest == node.id:
+            self._handle(kind, payload, node.id, node)
         else:
-            self._ended(env.sender, node)
+            node.send(dest, kind, payload)
+
+    def _handle(self, kind: str, p: dict, sender: int, node) -> None:
+        if kind == "batch_start":
+            self.submitted.discard(tuple(p["key"]))
+            self.started[tuple(p["key"])] = [p["nodes"], len(p["nodes"])]
+        elif kind == "batch_submit":
+            self._submit(p, sender, node)
+        else:
+            self._ended(sender, node)
 
     # -- the central node ------------------------------------------------------------------------------------
-    def _central(self, node, kind: str, payload: dict) -> None:
-        """A message to the central node (handled at once if it is this one)."""
-        if node.id != CENTRAL:
-            node.send(CENTRAL, kind, payload)
-        elif kind == "batch_submit":
-            self._submit(payload, node.id, node)
-        else:
-            self._ended(node.id, node)
-
     def _submit(self, p: dict, sender: int, node) -> None:
         node.log("batch_submit", job=p["key"][1], parallel=p["key"][0], width=p["width"], home=sender)
         self.queue.append([tuple(p["key"]), p["width"], p["pinned"], sender])
@@ -102,14 +104,7 @@ class BatchSystem(Policy):
             node.log("batch_start", job=key[1], parallel=key[0], nodes=nodes)
             for n in nodes:
                 self.free.remove(n)
-            if home == node.id:
-                self._start(key, nodes)
-            else:
-                node.send(home, "batch_start", {"key": list(key), "nodes": nodes})
-
-    def _start(self, key: tuple, nodes: list) -> None:
-        self.submitted.discard(key)
-        self.started[key] = [nodes, len(nodes)]
+            self._tell(node, home, "batch_start", {"key": list(key), "nodes": nodes})
 
 
 def _key(job) -> tuple:

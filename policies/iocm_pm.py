@@ -45,4 +45,5 @@ class IOCMPreemptiveMigration(PreemptiveMigration, IOCMRemoteExecution):
             node.log("preempt", job=q.id, dest=k)
             self.moves.append((q, k))
 
+
 POLICY = IOCMPreemptiveMigration

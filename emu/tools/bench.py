@@ -287,26 +287,19 @@ def bench_papers(p: dict, log) -> list[dict]:
     under IOCM-RE (issue 25 asks for it here; no aim of its own)."""
     from emu.engine.run import run
     from emu.inputs import scenario
-    rows = []
-    for policy in P004_POLICIES:
-        s = scenario.load(SCENARIOS / "p004" / "ll_c1.toml", [f"policy={policy}", *p["paper"]])
+
+    def timed(path: str, sets: list, policy: str, aim: float | None) -> dict:
+        s = scenario.load(SCENARIOS / path, [f"policy={policy}", *sets])
         t = time.perf_counter()
         result = run(s, "inline")
-        wall = time.perf_counter() - t
-        m = result["summary"]["metrics"]
-        rows.append({"scenario": "scenarios/p004/ll_c1.toml", "policy": policy, "nodes": s["cluster"]["nodes"],
-                     "jobs": m["jobs_submitted"], "virtual": result["summary"]["end"], "wall": wall, "aim": 120.0})
-        log(f"paper 004 Table 1, {policy}: {s['cluster']['nodes']} nodes, {m['jobs_submitted']} jobs, "
-            f"{result['summary']['end']:,.0f} virtual s in {wall:.1f} s")
-    s = scenario.load(SCENARIOS / "p003" / "parallel.toml", ["policy=iocm_re", *p["paper_p003"]])
-    t = time.perf_counter()
-    result = run(s, "inline")
-    wall = time.perf_counter() - t
-    rows.append({"scenario": "scenarios/p003/parallel.toml", "policy": "iocm_re", "nodes": s["cluster"]["nodes"],
-                 "jobs": result["summary"]["metrics"]["jobs_submitted"], "virtual": result["summary"]["end"],
-                 "wall": wall, "aim": None})
-    log(f"paper 003 Ch. 4, iocm_re: {rows[-1]['jobs']} jobs and tasks in {wall:.1f} s")
-    return rows
+        r = {"scenario": f"scenarios/{path}", "policy": policy, "nodes": s["cluster"]["nodes"],
+             "jobs": result["summary"]["metrics"]["jobs_submitted"], "virtual": result["summary"]["end"],
+             "wall": time.perf_counter() - t, "aim": aim}
+        log(f"{path}, {policy}: {r['nodes']} nodes, {r['jobs']} jobs, {r['virtual']:,.0f} virtual s in "
+            f"{r['wall']:.1f} s")
+        return r
+    return [timed("p004/ll_c1.toml", p["paper"], policy, 120.0) for policy in P004_POLICIES] + [
+        timed("p003/parallel.toml", p["paper_p003"], "iocm_re", None)]
 
 
 def main(quick: bool, out: Path) -> int:

@@ -9,7 +9,7 @@ of the hour on two cores. The quick variant: 3 jobs in 45 s, one seed.
 from __future__ import annotations
 
 from emu.tools.reproduce import Claim, Experiment, figure, mean_ci
-from emu.tools.reproductions.p003.common import gain, table
+from emu.tools.reproductions.p003.common import gain, job_slowdowns, table
 
 APPS = {"dmine": "Dmine", "pgrep": "Pgrep", "titan": "Titan", "db2": "DB2", "lu": "LU", "cholesky": "Cholesky"}
 POLICIES = {"cpu_re": "CPU", "mem_re": "MEM", "iocm_re": "IOCM-RE", "iocm_pm": "IOCM-PM"}
@@ -20,23 +20,22 @@ SAME = 0.10
 
 def experiments(quick: bool, seeds: int | None) -> list[Experiment]:
     jobs, span = QUICK if quick else SCALE
-    return [Experiment(f"fig4.5-{app}", f"p003/apps/{app}.toml", [f"policy={','.join(POLICIES)}", f"workload.jobs={jobs}",
-                                                                 f'workload.arrival.span="{span}"'],
+    return [Experiment(f"fig4.5-{app}", f"p003/apps/{app}.toml",
+                       [f"policy={','.join(POLICIES)}", f"workload.jobs={jobs}", f'workload.arrival.span="{span}"'],
                        seeds or (1 if quick else 5), samples=False) for app in APPS]
 
 
 def _slowdowns(records, policy, app) -> list[float]:
-    runs = [r for r in records.get(f"fig4.5-{app}", []) if not r["error"] and r["combo"].get("policy") == policy]
-    return [r["metrics"]["job_slowdown"]["all"] for r in runs]
+    return job_slowdowns(records, f"fig4.5-{app}", policy)
 
 
 def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
     apps = [a for a in APPS if f"fig4.5-{a}" in records]
     if not apps:
         return [], []
-    names = [APPS[a] for a in apps]
-    lines, m = table("The applications' traces (Fig. 4.5)", "Mean slowdown over jobs", "trace", "", names, POLICIES,
-                     lambda p, name: _slowdowns(records, p, apps[names.index(name)]))
+    app = {APPS[a]: a for a in apps}           # the table's rows are the names
+    lines, m = table("The applications' traces (Fig. 4.5)", "Mean slowdown over jobs", "trace", "", list(app),
+                     POLICIES, lambda p, name: _slowdowns(records, p, app[name]))
     s = {(p, a): m[p, APPS[a]] for p in POLICIES for a in apps}
     # Fig. 4.8: the better I/O-aware scheme over the better of the others, per trace
     ratio = {a: min(s["cpu_re", a], s["mem_re", a]) / min(s["iocm_re", a], s["iocm_pm", a]) for a in apps}

@@ -14,7 +14,7 @@ variant: the axis's ends, 18 jobs in 75 s, one seed.
 from __future__ import annotations
 
 from emu.tools.reproduce import Claim, Experiment, figure, mean_ci
-from emu.tools.reproductions.p003.common import gain, table
+from emu.tools.reproductions.p003.common import gain, job_slowdowns, table
 
 POLICIES = ("local", "cpu_re", "mem_re", "iocm_re", "iocm_pm")
 NAMES = {"local": "NLB", "cpu_re": "CPU", "mem_re": "MEM", "iocm_re": "IOCM-RE", "iocm_pm": "IOCM-PM",
@@ -25,7 +25,7 @@ PANELS = (30, 60)                                       # percent of the jobs pa
 SCALE = (35, "150 s")                                   # jobs and span: an eighth of the scenario's trace
 QUICK = (18, "75 s")
 # Fig. 4.1(a), sequential jobs only (scenarios/p003/sequential32.toml: io.toml's 50 jobs a node in 20 minutes,
-# the work of parallel.toml's 30 % trace): an eighth of its trace too, at the same six rates; its (b), 30 %
+# 1600, the work of parallel.toml's 30 % trace): an eighth of its trace too, at the same six rates; its (b), 30 %
 # parallel, is BS beside the 30 % panel's runs
 SEQUENTIAL = (200, "150 s")
 SEQUENTIAL_QUICK = (100, "75 s")
@@ -41,26 +41,27 @@ def experiments(quick: bool, seeds: int | None) -> list[Experiment]:
     n = seeds or (1 if quick else 5)
     rates = (RATES[0], RATES[-1]) if quick else RUN
 
-    def streams(jobs: list, span: str, rate: float) -> list[str]:
-        return [f"workload.{s}.{field}" for s, k in enumerate(jobs)
+    def streams(jobs: dict, span: str, rate: float) -> list[str]:
+        """Each stream's (`--set` prefix -> its jobs) jobs, span and I/O rate."""
+        return [f"{prefix}{field}" for prefix, k in jobs.items()
                 for field in (f"jobs={k}", f'arrival.span="{span}"', f'io.rate_max="{2 * rate:g} /MI"')]
     jobs, span = SEQUENTIAL_QUICK if quick else SEQUENTIAL
-    out = [Experiment(_name(0, rate), "p003/sequential32.toml", ["policy=iocm_re,bs", *streams([jobs], span, rate)],
-                      n, samples=False) for rate in rates]
+    out = [Experiment(_name(0, rate), "p003/sequential32.toml",
+                      ["policy=iocm_re,bs", *streams({"workload.": jobs}, span, rate)], n, samples=False)
+           for rate in rates]
     jobs, span = QUICK if quick else SCALE
     for pct in PANELS:
         parallel = round(jobs * pct / 100)
         policies = POLICIES + (("bs",) if pct == 30 else ())
         out += [Experiment(_name(pct, rate), "p003/parallel.toml",
-                           [f"policy={','.join(policies)}", *streams([jobs - parallel, parallel], span, rate)], n,
+                           [f"policy={','.join(policies)}",
+                            *streams({"workload.0.": jobs - parallel, "workload.1.": parallel}, span, rate)], n,
                            samples=False) for rate in rates]
     return out
 
 
 def _slowdowns(records, pct, policy, rate) -> list[float]:
-    """Each run's mean slowdown over jobs, a parallel job once (over its jobs, with none parallel)."""
-    runs = [r for r in records.get(_name(pct, rate), []) if not r["error"] and r["combo"].get("policy") == policy]
-    return [r["metrics"].get("job_slowdown", {}).get("all", r["metrics"]["mean_slowdown"]) for r in runs]
+    return job_slowdowns(records, _name(pct, rate), policy)
 
 
 def _rates(records, pct) -> list[float]:
@@ -131,7 +132,7 @@ def _batch(records, lines) -> list[Claim]:
         fig = f"Fig. 4.1({panel})"
         t, s = table(f"IOCM-RE against BS, {'sequential jobs only' if pct == 0 else '30 % of the jobs parallel'} "
                      f"({fig})", "Mean slowdown over jobs (a parallel job once)", "mean I/O rate", "/MI", xs,
-                     {"iocm_re": "IOCM-RE", "bs": "BS"}, lambda p, x: _slowdowns(records, pct, p, x))
+                     {p: NAMES[p] for p in ("iocm_re", "bs")}, lambda p, x: _slowdowns(records, pct, p, x))
         lines += t
         lo, hi = xs[0], xs[-1]
         claims.append(Claim(fig, "both IOCM-RE and BS rise with the I/O access rate", "both rise",

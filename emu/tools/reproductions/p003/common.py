@@ -15,10 +15,17 @@ def gain(other: float, new: float) -> str:
     return f"{100 * (other - new) / new:.1f} % / {100 * (other - new) / other:.1f} %"
 
 
+def job_slowdowns(records, experiment: str, policy: str) -> list[float]:
+    """One policy's runs in one experiment, each run's mean slowdown over jobs, a parallel job once (summary.json's
+    `job_slowdown`; with no parallel job, its mean slowdown)."""
+    runs = [r for r in records.get(experiment, []) if not r["error"] and r["combo"].get("policy") == policy]
+    return [r["metrics"].get("job_slowdown", {}).get("all", r["metrics"]["mean_slowdown"]) for r in runs]
+
+
 def table(title: str, what: str, axis: str, unit: str, xs: list, columns: dict, slowdowns) -> tuple[list[str], dict]:
-    """A figure's table: a row per x (a value, or a name), a column per policy (`columns`: policy -> its name), each the mean of
-    `slowdowns(policy, x)` over the seeds ± its 95 % interval and, with 4 runs or more, the thesis's average in
-    brackets; and the means by (policy, x)."""
+    """A figure's table: a row per x (a value, or a name), a column per policy (`columns`: policy -> its name),
+    each the mean of `slowdowns(policy, x)` over the seeds ± its 95 % interval and, with 4 runs or more, the
+    thesis's average in brackets; and the means by (policy, x)."""
     means = {}
     lines = [f"## {title}", "", f"{what} over the seeds ± 95 % interval; in brackets the thesis's average (highest "
              "and lowest run dropped) where there are 4 runs or more.", "",
