@@ -151,7 +151,8 @@ class FluidCPU:
 
     def _stop_due(self) -> None:
         self.settle()
-        for job in [j for j in self.active if _reached(j)]:
+        active = self.active
+        for job in [j for j in active if _reached(j)] if len(active) > 1 else active:
             if not _reached(job):       # an earlier stop in this loop moved its stop (its faults were redrawn)
                 continue
             job.done = job.stop_at

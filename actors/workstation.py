@@ -186,7 +186,8 @@ class Workstation(Participant):
         ratio), drawn again whenever the ratio may change (`memory_changed`), and a hit, which costs nothing,
         needs no stop of its own."""
         rate = job.io_rate * (1.0 - self.cache.ratio(job, self.jobs.values()))
-        job.io_at = job.done + self.rng.expovariate(rate) if rate > 0 else INF
+        # random.expovariate(rate), inline: drawn at every miss
+        job.io_at = job.done - log(1.0 - self.rng.random()) / rate if rate > 0 else INF
 
     def _next_fault(self, job: Job) -> None:
         """Draw the job's next fault under the node's current fault rate."""
@@ -195,7 +196,11 @@ class Workstation(Participant):
 
     @staticmethod
     def _set_stop(job: Job) -> None:
-        job.stop_at = min(job.work, job.io_at, job.fault_at, job.next_breakpoint(), job.next_sync())
+        # job.next_breakpoint() and job.next_sync(), inline for the common flat profile: at every I/O miss
+        memory = job.memory
+        breakpoint = INF if len(memory) == 1 and memory[0][0] <= 0.0 else job.next_breakpoint()
+        sync = (job.iteration + 1) * job.phase if job.phase > 0 else job.sync_at
+        job.stop_at = min(job.work, job.io_at, job.fault_at, breakpoint, sync)
 
     def _on_stop(self, job: Job) -> bool:
         """The CPU brought `job` to its stop; True if it goes on running."""
@@ -268,7 +273,10 @@ class Workstation(Participant):
     def unblock(self, item) -> None:
         """A blocked job's pages or data came (`why`: page or io): it wants the CPU."""
         job, why, since = item
-        setattr(job, why, getattr(job, why) + (self.q.now - since))
+        if why == "io":
+            job.io += self.q.now - since
+        else:
+            job.page += self.q.now - since
         if job.id in self.leaving:          # a migration asked for while it waited
             self.migration.depart(job, self.leaving.pop(job.id))
             return

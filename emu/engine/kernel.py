@@ -119,10 +119,10 @@ class Timer:
     def arm(self, time: float) -> None:
         if time == self.time:       # armed for that instant already (a replan that changed nothing)
             return
-        self.cancel()
+        if self.entry is not None:  # `cancel`, inline: twice per I/O miss of an I/O-bound run
+            self.entry[FN] = None
         self.time = time
-        if time != float("inf"):
-            self.entry = self.queue.at(time, self._fire)
+        self.entry = self.queue.at(time, self._fire) if time != float("inf") else None
 
     def cancel(self) -> None:
         if self.entry is not None:
