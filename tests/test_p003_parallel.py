@@ -147,3 +147,25 @@ def test_each_application_trace_spends_the_thesis_share_of_a_tasks_time_alone_on
         for j in r["jobs"]:
             assert j["group"] >= 0 and j["dedicated_io"] / (j["cpu"] + j["dedicated_io"]) == pytest.approx(share,
                                                                                                         abs=1e-3)
+
+
+def test_the_mixed_traces_are_parallel_toml_with_the_five_applications_as_its_parallel_jobs(tmp_path):
+    """Fig. 4.9's scenario (scenarios/p003/apps_mixed.toml) changes parallel.toml's streams by their index: the
+    sequential stream keeps all but its I/O rate, the parallel one becomes the five applications of apps/*.toml,
+    an equal share each at the same rates; an index the extended file lacks is one clear error."""
+    from emu.inputs import SCENARIOS
+    from emu.inputs.scenario import ScenarioError, load as load_file
+    mixed, base = load("p003/apps_mixed.toml"), load("p003/parallel.toml")
+    sequential, parallel = mixed["workload"]
+    assert {**sequential, "io": {}} == {**base["workload"][0], "io": {}}
+    assert {**sequential["io"], "rate_max": 0} == {**base["workload"][0]["io"], "rate_max": 0}
+    assert parallel["parallel"] == base["workload"][1]["parallel"] and parallel["jobs"] == base["workload"][1]["jobs"]
+    rates = {load(f"p003/apps/{app}.toml")["workload"][0]["io"]["rate"]
+             for app in ("dmine", "pgrep", "titan", "db2", "cholesky")}
+    assert {v["io_rate"] for v in parallel["variants"]} == rates
+    assert [v["share"] for v in parallel["variants"]] == [0.2] * 5
+    assert parallel["io"]["reaccess"] == 0 and parallel["io"]["rate_max"] == 0
+    bad = tmp_path / "bad.toml"
+    bad.write_text(f'extends = "{SCENARIOS / "p003" / "parallel.toml"}"\n[workload.2.io]\nrate_max = "1 /MI"\n')
+    with pytest.raises(ScenarioError, match=r"bad.toml: field 'workload.2': expected the index of one of the 2"):
+        load_file(bad)

@@ -27,8 +27,9 @@ QUICKSTART = SCENARIOS / "quickstart.toml"
 
 def _read(path: str, chain: tuple = ()) -> dict:
     """The raw TOML of a scenario file, with the files it `extends` (a path relative to it, or a list of them,
-    merged in order) merged under it: tables merge key by key, any other value (arrays and arrays of tables included) replaces the base's, and a
-    policy table naming another policy replaces the base's whole. Relative data-file paths are read from the
+    merged in order) merged under it: tables merge key by key, any other value (arrays and arrays of tables included) replaces the
+    base's, a table of indices (`[workload.1.io]`) merges into those tables of the base's array, and a policy
+    table naming another policy replaces the base's whole. Relative data-file paths are read from the
     folder of the file that is loaded, not of the one extended. A file named `*.part.toml` is such a base only
     (a platform shared by several scenarios), not a scenario of its own."""
     try:
@@ -52,17 +53,24 @@ def _read(path: str, chain: tuple = ()) -> dict:
             raise ScenarioError(f"{path}: field 'extends': {base!r} extends this file again (a cycle)")
         if not Path(full).is_file():
             raise ScenarioError(f"{path}: field 'extends': cannot read file {full!r}")
-        merged = _merge(merged, _read(full, chain + (str(Path(path).resolve()),)))
-    return _merge(merged, raw)
+        merged = _merge(path, merged, _read(full, chain + (str(Path(path).resolve()),)))
+    return _merge(path, merged, raw)
 
 
-def _merge(base: dict, top: dict) -> dict:
+def _merge(path: str, base: dict, top: dict, where: str = "") -> dict:
     out = dict(base)
     for key, value in top.items():
         old = out.get(key)
         if isinstance(old, dict) and isinstance(value, dict):
             renamed = key == "policy" and value.get("name", old.get("name")) != old.get("name")
-            value = value if renamed else _merge(old, value)
+            value = value if renamed else _merge(path, old, value, f"{where}{key}.")
+        elif isinstance(old, list) and isinstance(value, dict) and value and all(k.isdigit() for k in value):
+            # `[workload.1.io]` over a base's array of streams: that stream's fields, as `--set workload.1...`
+            for k in value:
+                if int(k) >= len(old) or not isinstance(old[int(k)], dict):
+                    raise ScenarioError(f"{path}: field '{where}{key}.{k}': expected the index of one of the "
+                                        f"{len(old)} tables of the extended file's '{where}{key}'")
+            value = [_merge(path, item, value.get(str(i), {}), f"{where}{key}.{i}.") for i, item in enumerate(old)]
         out[key] = value
     return out
 

@@ -1,6 +1,6 @@
 """Paper 003 (Qin's thesis): the experiments `nowemu reproduce p003` runs and how their results are set beside the
-thesis's (spec 003a §6 and §7.5): Chapter 3's sequential jobs on six nodes (`ch3`), Chapter 4's parallel jobs on
-32 (`ch4`) and its traces of real applications (`apps`).
+thesis's (spec 003a §6 and §7.5): Chapter 3's sequential jobs on six nodes (`ch3`) and WAL-PM's sensitivities
+(`sensitivity`), Chapter 4's parallel jobs on 32 (`ch4`) and its traces of real applications (`apps`).
 
 The thesis reports no numbers for these figures, only orderings, sensitivities and a few factors; its claims are
 checked on the means over seeds (each experiment's runs use the same seeds for every policy, so that every
@@ -11,20 +11,21 @@ trimmed mean too when there are enough seeds. An "improvement" the thesis does n
 from __future__ import annotations
 
 from emu.tools.reproduce import Claim, Experiment
-from emu.tools.reproductions.p003 import apps, ch3, ch4
+from emu.tools.reproductions.p003 import apps, ch3, ch4, sensitivity
 
 TITLE = ('Xiao Qin, "Dynamic I/O-Aware Load Balancing and Resource Management for Clusters", PhD thesis, '
          'University of Nebraska-Lincoln, 2004, Chapters 3 and 4 (paper 003)')
 __all__ = ["TITLE", "experiments", "analyse"]           # what `nowemu reproduce` reads (emu/tools/reproduce.py)
+CHAPTERS = (ch3, sensitivity, ch4, apps)
 
 
 def experiments(quick: bool, seeds: int | None) -> list[Experiment]:
-    return ch3.experiments(quick, seeds) + ch4.experiments(quick, seeds) + apps.experiments(quick, seeds)
+    return [e for chapter in CHAPTERS for e in chapter.experiments(quick, seeds)]
 
 
 def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
     claims, lines = [], []
-    for chapter in (ch3, ch4, apps):
+    for chapter in CHAPTERS:
         more = chapter.analyse(records, plots)
         claims, lines = claims + more[0], lines + more[1]
     return claims, lines

@@ -5,8 +5,8 @@ scenarios (scenarios/p003/io.toml, memory.toml) say what stands in for the thesi
 """
 from __future__ import annotations
 
-from emu.tools.reproduce import Claim, Experiment, figure, mean_ci, metric, select
-from emu.tools.reproductions.p003.common import gain as _gain, table
+from emu.tools.reproduce import Claim, Experiment, mean_ci, metric, select
+from emu.tools.reproductions.p003.common import curves, gain as _gain, table
 POLICIES = ("cm_re", "cm_pm", "io_re", "io_pm", "wal_re", "wal_pm", "iocm")
 NAMES = {"local": "NLB", "cm_re": "CM-RE", "cm_pm": "CM-PM", "io_re": "IO-RE", "io_pm": "IO-PM",
          "wal_re": "WAL-RE", "wal_pm": "WAL-PM", "iocm": "IOCM"}
@@ -184,13 +184,6 @@ def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
 
 
 def _plots(records, plots) -> None:
-    def draw(*axes):
-        for ax, fig in zip(axes, AXES):
-            xs = _xs(records, fig)
-            for p in ("local",) + SHOWN[fig]:
-                ax.plot(xs, [mean_ci(_slowdowns(records, fig, p, x))[0] for x in xs], marker="o", label=NAMES[p])
-            ax.set_xlabel(f"{AXES[fig][0]} ({AXES[fig][1]})")
-            ax.set_ylabel("mean slowdown")
-            ax.set_title(fig.replace("fig", "Fig. "))
-            ax.legend(fontsize=7)
-    figure(plots, "p003-ch3", len(AXES), draw)
+    curves(plots, "p003-ch3", [(fig.replace("fig", "Fig. "), f"{AXES[fig][0]} ({AXES[fig][1]})", _xs(records, fig),
+                                {NAMES[p]: [mean_ci(_slowdowns(records, fig, p, x))[0] for x in _xs(records, fig)]
+                                 for p in ("local",) + SHOWN[fig]}) for fig in AXES])

@@ -1,20 +1,22 @@
 """Paper 003 (Qin's thesis), Chapter 4: parallel jobs of bulk-synchronous tasks among sequential ones on 32
 nodes (scenarios/p003/parallel.toml), 30 % or 60 % of the jobs parallel, against the mean I/O access rate:
 IOCM-RE against the CPU- and memory-based baselines and NLB (Fig. 4.2), and IOCM-PM against them (Fig. 4.4,
-"the same configurations"): one set of runs serves both. Each job's rate is uniform in [0, 2 x the mean].
+"the same configurations"): one set of runs serves both. Each job's rate is uniform in [0, 2 x the mean]. Also
+IOCM-RE against BS, the space-sharing batch queue (Fig. 4.1), and the memory-intensive load against the page
+fault rate (Fig. 4.3, scenarios/p003/parallel_memory.toml).
 
 The metric is the mean slowdown over jobs, a parallel job counted once (summary.json's job_slowdown: its
 arrival to its last task's end, over its longest task's time alone).
 
 Scale: the scenario's trace is 280 jobs in 20 minutes; here an eighth of it, 35 jobs in 150 s at the same
 arrival rate (`SCALE`), at six of the figures' ten rates (every other one and the last: `RUN`), so that five
-policies, two panels and five seeds (300 runs) fit beside Chapter 3 in the hour on two cores. The quick
-variant: the axis's ends, 18 jobs in 75 s, one seed.
+policies, two panels and five seeds (300 runs) fit beside Chapter 3 in the hour on two cores; Fig. 4.3 at the
+same scale. The quick variant: the axes' ends, 18 jobs in 75 s, one seed.
 """
 from __future__ import annotations
 
-from emu.tools.reproduce import Claim, Experiment, figure, mean_ci
-from emu.tools.reproductions.p003.common import gain, job_slowdowns, table
+from emu.tools.reproduce import Claim, Experiment, mean_ci
+from emu.tools.reproductions.p003.common import curves, gain, job_slowdowns, streams, table
 
 POLICIES = ("local", "cpu_re", "mem_re", "iocm_re", "iocm_pm")
 NAMES = {"local": "NLB", "cpu_re": "CPU", "mem_re": "MEM", "iocm_re": "IOCM-RE", "iocm_pm": "IOCM-PM",
@@ -30,6 +32,12 @@ QUICK = (18, "75 s")
 SEQUENTIAL = (200, "150 s")
 SEQUENTIAL_QUICK = (100, "75 s")
 SAME = 0.10
+# Fig. 4.3, the memory-intensive load (scenarios/p003/parallel_memory.toml) against the page fault rate: the
+# thesis's "1 to 10 No./MI in practice", its ends and two between. NLB, which runs every task at home, at the
+# lowest only: there its tasks thrash already (a 60 % run at 10 /MI takes minutes of the hour), and with nothing
+# moved its slowdown can only grow with the rate
+FAULTS = (1.0, 4.0, 7.0, 10.0)
+MEMORY = ("cpu_re", "mem_re", "iocm_re")
 
 
 def _name(pct: int, rate: float) -> str:
@@ -37,26 +45,28 @@ def _name(pct: int, rate: float) -> str:
     return f"fig4.1a-{rate:g}MI" if pct == 0 else f"ch4-{pct}pc-{rate:g}MI"
 
 
+def _memory(pct: int, faults: float) -> str:
+    """A Fig. 4.3 experiment: `pct` % parallel at a page fault rate."""
+    return f"fig4.3-{pct}pc-{faults:g}MI"
+
+
 def experiments(quick: bool, seeds: int | None) -> list[Experiment]:
     n = seeds or (1 if quick else 5)
     rates = (RATES[0], RATES[-1]) if quick else RUN
-
-    def streams(jobs: dict, span: str, rate: float) -> list[str]:
-        """Each stream's (`--set` prefix -> its jobs) jobs, span and I/O rate."""
-        return [f"{prefix}{field}" for prefix, k in jobs.items()
-                for field in (f"jobs={k}", f'arrival.span="{span}"', f'io.rate_max="{2 * rate:g} /MI"')]
     jobs, span = SEQUENTIAL_QUICK if quick else SEQUENTIAL
-    out = [Experiment(_name(0, rate), "p003/sequential32.toml",
-                      ["policy=iocm_re,bs", *streams({"workload.": jobs}, span, rate)], n, samples=False)
-           for rate in rates]
+    out = [Experiment(_name(0, rate), "p003/sequential32.toml", ["policy=iocm_re,bs", *streams(jobs, span, 0, rate)],
+                      n, samples=False) for rate in rates]
     jobs, span = QUICK if quick else SCALE
     for pct in PANELS:
-        parallel = round(jobs * pct / 100)
         policies = POLICIES + (("bs",) if pct == 30 else ())
         out += [Experiment(_name(pct, rate), "p003/parallel.toml",
-                           [f"policy={','.join(policies)}",
-                            *streams({"workload.0.": jobs - parallel, "workload.1.": parallel}, span, rate)], n,
-                           samples=False) for rate in rates]
+                           [f"policy={','.join(policies)}", *streams(jobs, span, pct, rate)], n, samples=False)
+                for rate in rates]
+        faults = (FAULTS[0], FAULTS[-1]) if quick else FAULTS
+        out += [Experiment(_memory(pct, f), "p003/parallel_memory.toml",
+                           [f"policy={','.join(MEMORY + (('local',) if f == FAULTS[0] else ()))}",
+                            f'memory.fault_rate="{f:g} /MI"', *streams(jobs, span, pct)], n, samples=False)
+                for f in faults]
     return out
 
 
@@ -116,7 +126,7 @@ def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
     claims.append(Claim("Fig. 4.2", "at a fixed I/O rate every slowdown is higher with 60 % parallel jobs than with 30 %",
                         "60 % above 30 %", f"at {k} of {len(POLICIES) * len(both)} (policy, rate) pairs",
                         k == len(POLICIES) * len(both)))
-    claims += _batch(records, lines)
+    claims += _batch(records, lines) + _memory_load(records, lines)
     _plots(records, plots)
     return claims, lines
 
@@ -149,18 +159,40 @@ def _batch(records, lines) -> list[Claim]:
     return claims
 
 
+def _memory_load(records, lines) -> list[Claim]:
+    """Fig. 4.3: the memory-intensive load against the page fault rate."""
+    claims = []
+    for pct in PANELS:
+        xs = [f for f in FAULTS if _memory(pct, f) in records]
+        if not xs:
+            continue
+        fig = f"Fig. 4.3({'a' if pct == 30 else 'b'})"
+        t, s = table(f"Memory-intensive load, {pct} % of the jobs parallel, against the page fault rate ({fig})",
+                     "Mean slowdown over jobs (a parallel job once)", "page fault rate", "/MI", xs,
+                     {p: NAMES[p] for p in ("local",) + MEMORY},
+                     lambda p, f: job_slowdowns(records, _memory(pct, f), p))
+        lines += t + [f"NLB ran at {xs[0]:g} /MI only (see the chapter's notes).", ""]
+        hi = xs[-1]
+        factor = s["cpu_re", hi] / max(s["iocm_re", hi], s["mem_re", hi])
+        nlb = s["local", xs[0]] / max(s["iocm_re", hi], s["mem_re", hi])
+        claims.append(Claim(fig, "at a high page fault rate and a low I/O rate IOCM-RE and MEM outperform the CPU-based "
+                            "and NLB schemes considerably", "IOCM-RE, MEM below CPU, NLB",
+                            f"at {hi:g} /MI: CPU {factor:.2f}x the worse of IOCM-RE and MEM; NLB at {xs[0]:g} /MI "
+                            f"{nlb:.1f}x", factor > 1 and nlb > 1,
+                            f"NLB's slowdown at {xs[0]:g} /MI stands for its higher ones (a lower bound: it moves "
+                            "nothing, and every fault rate above makes each of its tasks fault more)"))
+    return claims
+
+
 def _plots(records, plots) -> None:
     panels = [(pct, POLICIES, f"Figs. 4.2/4.4 ({pct} % parallel)") for pct in PANELS] + [
         (pct, ("iocm_re", "bs"), f"Fig. 4.1({panel})") for pct, panel in ((0, "a"), (30, "b"))]
-
-    def draw(*axes):
-        for ax, (pct, policies, title) in zip(axes, panels):
-            xs = _rates(records, pct)
-            for p in policies:
-                ax.plot(xs, [mean_ci(_slowdowns(records, pct, p, x))[0] for x in xs], marker="o", label=NAMES[p])
-            ax.set_yscale("log")
-            ax.set_xlabel("mean I/O access rate (/MI)")
-            ax.set_ylabel("mean slowdown")
-            ax.set_title(title)
-            ax.legend(fontsize=7)
-    figure(plots, "p003-ch4", len(panels), draw)
+    drawn = [(title, "mean I/O access rate (/MI)", _rates(records, pct),
+              {NAMES[p]: [mean_ci(_slowdowns(records, pct, p, x))[0] for x in _rates(records, pct)] for p in policies})
+             for pct, policies, title in panels]
+    for pct in PANELS:
+        xs = [f for f in FAULTS if _memory(pct, f) in records]
+        drawn.append((f"Fig. 4.3 ({pct} % parallel)", "page fault rate (/MI)", xs,
+                      {NAMES[p]: [mean_ci(job_slowdowns(records, _memory(pct, f), p))[0] for f in xs]
+                       for p in MEMORY}))
+    curves(plots, "p003-ch4", drawn, log=True)

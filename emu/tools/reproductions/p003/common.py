@@ -1,7 +1,7 @@
 """What paper 003's chapters share in how their results are set beside the thesis's."""
 from __future__ import annotations
 
-from emu.tools.reproduce import fmt, mean_ci
+from emu.tools.reproduce import figure, fmt, mean_ci
 
 
 def trimmed(values: list[float]) -> float:
@@ -13,6 +13,16 @@ def trimmed(values: list[float]) -> float:
 def gain(other: float, new: float) -> str:
     """An improvement in both forms: (S_other - S) / S and (S_other - S) / S_other."""
     return f"{100 * (other - new) / new:.1f} % / {100 * (other - new) / other:.1f} %"
+
+
+def streams(jobs: int, span: str, pct: int, rate: float | None = None) -> list[str]:
+    """The `--set`s of Ch. 4's two streams (sequential, parallel) for `jobs` in `span`, `pct` % of them parallel
+    (none: one stream, Fig. 4.1(a)'s), each job's I/O rate uniform in [0, 2 x `rate`] (None: the scenario's)."""
+    parallel = round(jobs * pct / 100)
+    counts = {"workload.0.": jobs - parallel, "workload.1.": parallel} if pct else {"workload.": jobs}
+    return [f"{prefix}{field}" for prefix, k in counts.items()
+            for field in (f"jobs={k}", f'arrival.span="{span}"') + (() if rate is None else
+                                                                   (f'io.rate_max="{2 * rate:g} /MI"',))]
 
 
 def job_slowdowns(records, experiment: str, policy: str) -> list[float]:
@@ -38,5 +48,20 @@ def table(title: str, what: str, axis: str, unit: str, xs: list, columns: dict, 
             means[p, x] = mean
             t = trimmed(v)
             cells.append(fmt(mean, half) + ("" if t != t else f" [{t:.2f}]"))
-        lines.append(f"| {x if isinstance(x, str) else f'{x:g} {unit}'} | " + " | ".join(cells) + " |")
+        lines.append(f"| {x if isinstance(x, str) else f'{x:g} {unit}'.rstrip()} | " + " | ".join(cells) + " |")
     return lines + [""], means
+
+
+def curves(plots, name: str, panels: list, log: bool = False) -> None:
+    """Mean slowdowns as lines, a panel each: (title, x label, xs, {line's name: its ys})."""
+    def draw(*axes):
+        for ax, (title, xlabel, xs, ys) in zip(axes, panels):
+            for label, y in ys.items():
+                ax.plot(xs, y, marker="o", label=label)
+            if log:
+                ax.set_yscale("log")
+            ax.set_xlabel(xlabel)
+            ax.set_ylabel("mean slowdown")
+            ax.set_title(title)
+            ax.legend(fontsize=7)
+    figure(plots, name, len(panels), draw)
