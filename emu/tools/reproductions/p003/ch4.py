@@ -175,8 +175,8 @@ def _memory_load(records, lines) -> list[Claim]:
         hi = xs[-1]
         factor = s["cpu_re", hi] / max(s["iocm_re", hi], s["mem_re", hi])
         nlb = s["local", xs[0]] / max(s["iocm_re", hi], s["mem_re", hi])
-        claims.append(Claim(fig, "at a high page fault rate and a low I/O rate IOCM-RE and MEM outperform the CPU-based "
-                            "and NLB schemes considerably", "IOCM-RE, MEM below CPU, NLB",
+        claims.append(Claim(fig, "at a high page fault rate and a low I/O rate IOCM-RE and MEM outperform the "
+                            "CPU-based and NLB schemes considerably", "IOCM-RE, MEM below CPU, NLB",
                             f"at {hi:g} /MI: CPU {factor:.2f}x the worse of IOCM-RE and MEM; NLB at {xs[0]:g} /MI "
                             f"{nlb:.1f}x", factor > 1 and nlb > 1,
                             f"NLB's slowdown at {xs[0]:g} /MI stands for its higher ones (a lower bound: it moves "

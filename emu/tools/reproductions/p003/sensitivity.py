@@ -100,6 +100,9 @@ def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
         t, m = table(s.title, "Mean slowdown (Eq. 3.22)", s.axis, "", xs, names,
                      lambda v, x: _slowdowns(records, fig, v, x))
         lines += t
+        if s.fig34 in xs:
+            at = "" if s.lines else f" at {FIG34_AR:g} /MI"
+            lines += [f"The {s.fig34:g} row is Fig. 3.4's WAL-PM runs{at} (the same settings).", ""]
         drawn[fig] = xs, {v: [m[v, x] for x in xs] for v in ls}, names
         change = {v: m[v, xs[-1]] - m[v, xs[0]] for v in ls}
         said = ", ".join(f"{names[v]} {m[v, xs[0]]:.2f} → {m[v, xs[-1]]:.2f}" for v in ls)
@@ -129,4 +132,5 @@ def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
 
 def _plots(lines, plots) -> None:
     curves(plots, "p003-sensitivity", [(fig.replace("fig", "Fig. "), FIGS[fig].axis, xs,
-                                        {names[v]: y for v, y in ys.items()}) for fig, (xs, ys, names) in lines.items()])
+                                        {names[v]: y for v, y in ys.items()})
+                                       for fig, (xs, ys, names) in lines.items()])
