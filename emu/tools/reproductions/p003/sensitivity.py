@@ -25,7 +25,9 @@ class Sensitivity(NamedTuple):
     values: tuple
     quick: tuple
     sets: object                # an x -> its `--set`s
+    trend: str                  # the thesis's observation along the axis: "rises with ..." or "falls as ..."
     lines: tuple = ()           # (`--set` key, unit, values): one curve each; () for one curve
+    apart: str = ""             # the thesis's observation across the lines: the highest line rises more
     fig34: object = None        # the x at which the settings are Fig. 3.4's (io.toml's), if any
 
 
@@ -34,21 +36,25 @@ FIGS = {
     # intensive load's AR of 0.125 /MI (the caption's) being memory.toml's
     "fig3.7": Sensitivity("Initial data size, memory-intensive load (Fig. 3.7)", "p003/memory.toml",
                           "initial data (MB)", (50, 100, 150, 200, 250, 300, 350), (50, 350),
-                          lambda x: [f'workload.io.initial_data="{x:g} MB"'],
-                          ("memory.fault_rate", "/MI", (9.0, 11.0))),
+                          lambda x: [f'workload.io.initial_data="{x:g} MB"'], "rises with the initial data size",
+                          ("memory.fault_rate", "/MI", (9.0, 11.0)),
+                          "WAL-PM's sensitivity to the initial data size grows with the page fault rate"),
     # the mean request size with its deviation at half of it (io.toml's Gamma of shape 4), around the thesis's
     # 256 KB; the lines are Fig. 3.4's lowest AR and Fig. 3.9's 3.5 /MI (the caption's 3.25 between them), the
     # low and the high I/O rate the text compares
     "fig3.8": Sensitivity("Mean I/O request size, I/O-intensive load (Fig. 3.8)", "p003/io.toml",
                           "mean request size (KB)", (128, 256, 384), (256, 384),
                           lambda x: [f'workload.io.size="{x:g} KB"', f'workload.io.size_sd="{x / 2:g} KB"'],
-                          ("workload.io.rate_max", "/MI", (3.0, 3.5)), 256),
+                          "rises with the mean request size", ("workload.io.rate_max", "/MI", (3.0, 3.5)),
+                          "WAL-PM at a high I/O access rate is more sensitive to the data size than at a low one", 256),
     # none written (io.toml's reads only), and 40 % and 80 % of the accesses writes
     "fig3.10": Sensitivity("Write percentage, I/O-intensive load (Fig. 3.10)", "p003/io.toml", "writes (%)",
-                           (0, 40, 80), (0, 80), lambda x: [f"workload.io.read_fraction={1 - x / 100:g}"], (), 0),
+                           (0, 40, 80), (0, 80), lambda x: [f"workload.io.read_fraction={1 - x / 100:g}"],
+                           "rises with the write percentage", fig34=0),
     # Table 3.2's r = 1 to 5: its ends and middle
     "fig3.11": Sensitivity("Re-access rate, I/O-intensive load (Fig. 3.11)", "p003/io.toml", "re-access rate r",
-                           (1, 3, 5), (1, 5), lambda x: [f"workload.io.reaccess={x:g}"], (), 5),
+                           (1, 3, 5), (1, 5), lambda x: [f"workload.io.reaccess={x:g}"],
+                           "falls as the re-access rate rises", fig34=5),
 }
 FIG34_AR = 3.0          # where a figure without lines takes Fig. 3.4's runs: io.toml's own AR
 
@@ -106,21 +112,12 @@ def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
         drawn[fig] = xs, {v: [m[v, x] for x in xs] for v in ls}, names
         change = {v: m[v, xs[-1]] - m[v, xs[0]] for v in ls}
         said = ", ".join(f"{names[v]} {m[v, xs[0]]:.2f} → {m[v, xs[-1]]:.2f}" for v in ls)
-        label = f"Fig. {fig[3:]}"
-        if fig == "fig3.11":
-            claims.append(Claim(label, "the mean slowdown falls as the re-access rate rises", "falls", said,
-                                change[None] < 0, f"from r = {xs[0]:g} to r = {xs[-1]:g}"))
-            continue
-        what = {"fig3.7": "initial data size", "fig3.8": "mean request size", "fig3.10": "write percentage"}[fig]
-        claims.append(Claim(label, f"the mean slowdown rises with the {what}", "rises", said,
-                            all(c > 0 for c in change.values()), f"from {xs[0]:g} to {xs[-1]:g} ({s.axis})"))
+        label, sign = f"Fig. {fig[3:]}", 1 if s.trend.startswith("rises") else -1
+        claims.append(Claim(label, f"the mean slowdown {s.trend}", s.trend.split()[0], said,
+                            all(sign * c > 0 for c in change.values()), f"from {xs[0]:g} to {xs[-1]:g} ({s.axis})"))
         if s.lines:
             low, high = ls[0], ls[-1]
-            claims.append(Claim(label, {"fig3.7": "WAL-PM's sensitivity to the initial data size grows with the "
-                                                  "page fault rate",
-                                        "fig3.8": "WAL-PM at a high I/O access rate is more sensitive to the data "
-                                                  "size than at a low one"}[fig],
-                                f"rises more at {high:g} {s.lines[1]}",
+            claims.append(Claim(label, s.apart, f"rises more at {high:g} {s.lines[1]}",
                                 f"{change[high]:+.2f} at {high:g} {s.lines[1]}, {change[low]:+.2f} at {low:g}",
                                 change[high] > change[low] + ch3.SAME * abs(change[low]),
                                 f"holds if the rise at {high:g} is more than {100 * ch3.SAME:.0f} % above the rise at "
