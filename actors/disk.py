@@ -28,7 +28,7 @@ class Disk:
         """Queue a request of `size` bytes in `accesses` separate reads (a batch of page faults: one seek and
         rotation each); `done(arg)` is called when it completes. Returns that time."""
         now = self.q.now
-        service = accesses * (self.seek + self.rotation) + size / self.bandwidth      # service_time, inline
+        service = self.service_time(size, accesses)
         start = max(now, self.free_at) if self.queueing else now
         finish = start + service
         if self.queueing:

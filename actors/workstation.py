@@ -196,11 +196,10 @@ class Workstation(Participant):
 
     @staticmethod
     def _set_stop(job: Job) -> None:
-        # job.next_breakpoint() and job.next_sync(), inline for the common flat profile: at every I/O miss
+        # a flat memory profile (most jobs) has no breakpoint: no call to look for one at every I/O miss
         memory = job.memory
         breakpoint = INF if len(memory) == 1 and memory[0][0] <= 0.0 else job.next_breakpoint()
-        sync = (job.iteration + 1) * job.phase if job.phase > 0 else job.sync_at
-        job.stop_at = min(job.work, job.io_at, job.fault_at, breakpoint, sync)
+        job.stop_at = min(job.work, job.io_at, job.fault_at, breakpoint, job.next_sync())
 
     def _on_stop(self, job: Job) -> bool:
         """The CPU brought `job` to its stop; True if it goes on running."""

@@ -27,10 +27,10 @@ QUICKSTART = SCENARIOS / "quickstart.toml"
 
 def _read(path: str, chain: tuple = ()) -> dict:
     """The raw TOML of a scenario file, with the files it `extends` (a path relative to it, or a list of them,
-    merged in order) merged under it: tables merge key by key, any other value (arrays and arrays of tables included) replaces the
-    base's, a table of indices (`[workload.1.io]`) merges into those tables of the base's array, and a policy
-    table naming another policy replaces the base's whole. Relative data-file paths are read from the
-    folder of the file that is loaded, not of the one extended. A file named `*.part.toml` is such a base only
+    merged in order) merged under it: tables merge key by key, any other value (arrays and arrays of tables
+    included) replaces the base's, a table of indices (`[workload.1.io]`) merges into those tables of the base's
+    array, and a policy table naming another policy replaces the base's whole. Relative data-file paths are read
+    from the folder of the file that is loaded, not of the one extended. A file named `*.part.toml` is such a base only
     (a platform shared by several scenarios), not a scenario of its own."""
     try:
         with open(path, "rb") as fh:

@@ -99,11 +99,12 @@ def _mixed(records, plots) -> tuple[list[Claim], list[str]]:
             continue
         fig = f"Fig. 4.9({'a' if pct == 30 else 'b'})"
         t, s = table(f"Five applications among sequential jobs, {pct} % of the jobs parallel ({fig})",
-                              "Mean slowdown over jobs (a parallel job once)", "sequential jobs' mean I/O rate",
-                              "/MI", xs, POLICIES, lambda p, x: job_slowdowns(records, _mix(pct, x), p))
+                     "Mean slowdown over jobs (a parallel job once)", "sequential jobs' mean I/O rate", "/MI", xs,
+                     POLICIES, lambda p, x: job_slowdowns(records, _mix(pct, x), p))
         lines += t
         m[pct] = s
-        drawn.append((fig, "sequential jobs' mean I/O rate (/MI)", xs, {n(p): [s[p, x] for x in xs] for p in POLICIES}))
+        drawn.append((fig, "sequential jobs' mean I/O rate (/MI)", xs,
+                      {n(p): [s[p, x] for x in xs] for p in POLICIES}))
         lo, hi = xs[0], xs[-1]
         rise = {p: s[p, hi] - s[p, lo] for p in POLICIES}
         claims.append(Claim(fig, "the mean slowdowns of the policies all increase with the I/O load", "all rise",
