@@ -21,7 +21,7 @@ class CMPreemptiveMigration(PreemptiveMigration, CMRemoteExecution):
     def migrant(self, job, node, k: int):
         view = self.view(job, node)
         index = self.overload(view, node.id)
-        jobs, demand, memory = view[k]
+        jobs, demand, memory, _ = view[k]
         best, best_key = None, None
         for q in list(node.jobs.values()) + [job]:
             if not movable(q, node):

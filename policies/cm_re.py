@@ -13,6 +13,11 @@ default, 4 jobs, is the middle of the range spec 000 proposes to sweep (2-6) and
 node holds on average under scenarios/p003/io.toml. (The thesis's own 1.25 test, applied to job counts, moves
 most jobs of an I/O-bound load by their count: not the CM it describes.)
 
+In a heterogeneous cluster (Ch. 5) both rules weigh each node by its capability, as Xiao, Zhang and Qu 2000 do
+(spec 003b's A11): the CPU threshold is a speed-1.0 node's, times a node's speed; the CPU rule sends a job to
+the node of fewest jobs per unit of speed, the memory rule to the node of most idle memory (its memory less its
+demand). On a homogeneous cluster these are the rules above, decision for decision.
+
 Papers 000 and 002's LS_RE (policies/ls_re.py) also keep jobs waiting in a pending pool when no node has a
 slot: not in the thesis's description of CM, whose jobs always run.
 """
@@ -32,20 +37,23 @@ class CMRemoteExecution(RemoteExecution):
         index = self.overload(view, node.id)
         if index is None:
             return None
-        return min(sorted(view), key=lambda p: (view[p][index], p != node.id, p))
+        if index == 1:
+            return min(sorted(view), key=lambda p: (view[p][1] - view[p][2], p != node.id, p))
+        return min(sorted(view), key=lambda p: (view[p][0] / view[p][3], p != node.id, p))
 
     def view(self, job, node, here: int = 1) -> dict:
-        """Node -> (jobs, memory demand, memory) as this node sees them, `here` jobs like `job` counted here and
-        what it has sent since the view was refreshed counted there (a peer that has not reported yet: idle,
-        as the cluster starts, with this node's memory)."""
+        """Node -> (jobs, memory demand, memory, speed) as this node sees them, `here` jobs like `job` counted
+        here and what it has sent since the view was refreshed counted there (a peer that has not reported yet:
+        idle, as the cluster starts, with this node's memory and speed)."""
         sent = self.sent.of(node)
-        idle = (0, 0.0, node.pager.user_memory)
+        idle = (0, 0.0, node.pager.user_memory, node.speed)
         view = {p: idle for p in node.peers()}
-        view.update((p, (r["jobs"], r["demand"], r["memory"])) for p, r in node.index.items())
-        view[node.id] = (len(node.jobs) + here, node.pager.demand + here * job.demand(), node.pager.user_memory)
+        view.update((p, (r["jobs"], r["demand"], r["memory"], r["speed"])) for p, r in node.index.items())
+        view[node.id] = (len(node.jobs) + here, node.pager.demand + here * job.demand(), node.pager.user_memory,
+                         node.speed)
         for p, (jobs, demand) in sent.items():
             if p in view:
-                view[p] = (view[p][0] + jobs, view[p][1] + demand, view[p][2])
+                view[p] = (view[p][0] + jobs, view[p][1] + demand, *view[p][2:])
         return view
 
     def overload(self, view: dict, i: int) -> int | None:
@@ -53,7 +61,7 @@ class CMRemoteExecution(RemoteExecution):
         0 (CPU); None if neither."""
         if view[i][1] > view[i][2]:
             return 1
-        if view[i][0] > self.threshold:
+        if view[i][0] > self.threshold * view[i][3]:
             return 0
         return None
 

@@ -8,7 +8,7 @@ from policies.mem_re import MemoryRemoteExecution
 
 class CPURemoteExecution(MemoryRemoteExecution):
     def overload(self, view: dict, i: int) -> int | None:
-        return 0 if view[i][0] > self.threshold else None
+        return 0 if view[i][0] > self.threshold * view[i][3] else None
 
 
 POLICY = CPURemoteExecution

@@ -280,3 +280,22 @@ def test_p003_quick_writes_every_run_and_its_report(ray_local, tmp_path):
     assert row.split(" | ")[4] == f"{parallel['metrics']['job_slowdown']['all']:.2f}"     # NLB, CPU, MEM, IOCM-RE
     claims = [line for line in text.splitlines() if line.startswith(("| Fig. 4", "| Figs. 4"))]
     assert len(claims) == 33 and all(("| yes |" in c) + ("| **no** |" in c) == 1 for c in claims)
+
+def test_p003b_quick_writes_every_run_and_its_report(ray_local, tmp_path):
+    """`nowemu reproduce p003b --quick`: Ch. 5's Systems A and B under Traces 1-4 (each trace's policies) and Fig.
+    5.4 at two rates, a third of the jobs, one seed; the tables' means are the runs' own, and every claim is
+    decided (those of Systems C-E, and the D → E rise, need the full run)."""
+    from emu.tools.reproductions.p003b import ch5
+    report = tmp_path / "p003b.md"
+    assert cli.main(["reproduce", "p003b", "--quick", "--out", str(tmp_path / "runs"), "--report", str(report)]) == 0
+    runs = {p.parent.relative_to(tmp_path / "runs").parts for p in (tmp_path / "runs").rglob("summary.json")}
+    assert len(runs) == 2 * (2 * len(ch5.ALL) + 2 * len(ch5.THREE)) + 2 * len(ch5.THREE)
+    io_re = json.loads((tmp_path / "runs" / "trace1-A-io_re" / "s1" / "summary.json").read_text())
+    assert io_re["config"]["policy"] == {"name": "io_re", "implicit": True, "request_size": 256 * 1024}
+    summary = json.loads((tmp_path / "runs" / "trace1-B" / "iocm_re_hetero-s1" / "summary.json").read_text())
+    assert summary["config"]["workload"][0]["jobs"] == 50
+    text = report.read_text()
+    row = next(line for line in text.splitlines() if line.startswith("| B |"))       # Trace 1's table first
+    assert row.split(" | ")[-1].rstrip(" |") == f"{summary['metrics']['mean_slowdown']:.2f}"
+    claims = [line for line in text.splitlines() if line.startswith("| Fig. 5.")]
+    assert len(claims) == 15 and all(("| yes |" in c) + ("| **no** |" in c) == 1 for c in claims)

@@ -169,11 +169,21 @@ def metrics(jobs, table: _JobTable, samples, stats, end, scenario, events=(), ne
         "blocked_idle_memory": _mean(blocked_idle),     # the cluster's idle memory in those samples
         "reservations": sum(e["event"] == "reserve" for e in events),
         "page_faults": int(sum(s["faults"] for s in stats)),
+        "buffer_hit_ratio": buffer_hit_ratio(jobs),
         "migrations": int(total_of(table.all["migrations"])),
         "remote_executions": int(total_of(table.all["remote_execs"])),
         "bytes_sent": float(sum(s["bytes_sent"] for s in stats)),
         **owner_metrics(jobs, stats, horizon),
     }
+
+
+def buffer_hit_ratio(jobs) -> float:
+    """The share of the jobs' explicit I/O accesses the buffer caches served (paper 003's hit rate, Fig. 5.6):
+    one less their misses (`io_requests`) over their accesses. The hits are not drawn one by one (a job's
+    misses are a thinned Poisson process of its accesses: actors/workstation.py), so the accesses are their
+    expected count, the job's rate times its work done (`io_accesses`). NaN without explicit I/O."""
+    accesses = sum(j["io_accesses"] for j in jobs)
+    return 1.0 - sum(j["io_requests"] for j in jobs) / accesses if accesses > 0 else float("nan")
 
 
 def dedicated(j: dict, speeds: dict) -> float:

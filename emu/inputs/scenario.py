@@ -85,12 +85,15 @@ def load(source, overrides: list[str] = ()) -> dict:
     scenario = check_table(path, "", SCHEMA, raw)
     scenario["policy"] = check_policy(path, raw["policy"] if isinstance(raw["policy"], dict) else {})
     cluster = scenario["cluster"]
-    if (cluster["nodes"] is None) == (not cluster["kinds"]):
-        raise ScenarioError(f"{path}: field 'cluster.nodes': expected either a node count or a list of "
-                            f"[[cluster.kinds]], and not both")
-    if sum(k["count"] for k in cluster["kinds"]) > MAX_NODES:
+    counted = sum(k["count"] for k in cluster["kinds"])
+    if cluster["nodes"] is None and not cluster["kinds"]:
+        raise ScenarioError(f"{path}: field 'cluster.nodes': expected a node count or a list of [[cluster.kinds]]")
+    if cluster["kinds"] and cluster["nodes"] not in (None, counted):     # both: the count, checked
+        raise ScenarioError(f"{path}: field 'cluster.nodes': expected the kinds' {counted} workstations in all "
+                            f"(or no count beside [[cluster.kinds]]), got {cluster['nodes']}")
+    if counted > MAX_NODES:
         raise ScenarioError(f"{path}: field 'cluster.kinds': expected at most {MAX_NODES:,} workstations in all, "
-                            f"got {sum(k['count'] for k in cluster['kinds']):,}")
+                            f"got {counted:,}")
     check_name(path, scenario["name"])
     if scenario["cpu"]["insertion"] is not None:
         scenario["cpu"]["insertion"] = check_policy(path, scenario["cpu"]["insertion"], "cpu.insertion", "INSERTION")
@@ -187,18 +190,33 @@ def apply_override(path: str, raw: dict, item: str) -> None:
 
 
 def node_specs(scenario: dict) -> list[dict]:
-    """One spec per workstation: its kind's speed, memory and swap, and the shared platform settings."""
+    """One spec per workstation: its kind's speed, memory, swap and disk, and the shared platform settings."""
     cluster = scenario["cluster"]
-    kinds = cluster["kinds"] or [{"count": cluster["nodes"], "name": "", **{k: cluster[k] for k in NODE}}]
-    shared = {"cpu": scenario["cpu"], "memory": scenario["memory"], "disk": scenario["disk"],
+    kinds = cluster["kinds"] or [{"count": cluster["nodes"], "name": "", "disk": {}, **{k: cluster[k] for k in NODE}}]
+    shared = {"cpu": scenario["cpu"], "memory": scenario["memory"],
               "network": scenario["network"], "report_period": scenario["load_index"]["period"],
               "gossip_fanout": scenario["load_index"]["fanout"]}
     specs = []
     for kind in kinds:
+        own = {k: v for k, v in kind["disk"].items() if v is not None}
+        disk = {**scenario["disk"], **own} if own else scenario["disk"]
         for _ in range(kind["count"]):
             specs.append({"speed": kind["speed"], "memory_size": kind["memory"], "swap": kind["swap"],
-                          "kind": kind["name"], "report_phase": 0.0, **shared})
+                          "kind": kind["name"], "report_phase": 0.0, "disk": disk, **shared})
     if scenario["load_index"]["stagger"]:
         for i, spec in enumerate(specs):
             spec["report_phase"] = i * shared["report_period"] / len(specs)
     return specs
+
+
+def heterogeneity(specs: list[dict]) -> dict:
+    """The heterogeneity level of each resource (paper 003, Eqs. 5.2-5.5): the population standard deviation
+    of the nodes' weights, a weight being a node's capability over the best in the cluster: CPU speed, memory,
+    and for the disk its bandwidth, the weight under which Eqs. 5.3's values are Table 5.4's (Eq. 5.1's disk
+    performance would put System C at 0.20, not the table's 0.25)."""
+    def level(values: list[float]) -> float:
+        weights = [v / max(values) for v in values]
+        mean = sum(weights) / len(weights)
+        return (sum((w - mean) ** 2 for w in weights) / len(weights)) ** 0.5
+    return {"cpu": level([s["speed"] for s in specs]), "memory": level([s["memory_size"] for s in specs]),
+            "disk": level([s["disk"]["bandwidth"] for s in specs])}

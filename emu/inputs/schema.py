@@ -40,7 +40,11 @@ NODE = {
     "memory": F("size", "1 GB", positive=True),
     "swap": F("size", "1 GB", minimum=0),
 }
-KIND = {"count": F("int", required=True, minimum=1, maximum=MAX_NODES), "name": F("str", ""), **NODE}
+# a kind's own disk (paper 003 Ch. 5's aged disks); a field left out is the cluster's (`disk.*`)
+KIND_DISK = {"seek": F("time", None, minimum=0), "rotation": F("time", None, minimum=0),
+             "bandwidth": F("bandwidth", None, positive=True)}
+KIND = {"count": F("int", required=True, minimum=1, maximum=MAX_NODES), "name": F("str", ""), **NODE,
+        "disk": F("table", schema=KIND_DISK)}
 PROGRAM = {
     "name": F("str", required=True),
     "work": F("work", required=True, positive=True),

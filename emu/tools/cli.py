@@ -140,11 +140,14 @@ def _load(args):
 
 def cmd_validate(args) -> int:
     from emu.engine.cluster import blueprints
+    from emu.inputs.scenario import heterogeneity, node_specs
     s = _load(args)
     bps = blueprints(s)      # also reads traces and draws the workload
     jobs = sum(len(bp.get("arrivals", ())) for bp in bps)
+    h = heterogeneity(node_specs(s))
     print(f"{args.scenario}: ok ({s['name']}: {len([b for b in bps if b['role'] == 'workstation'])} workstations, "
-          f"{jobs} jobs, policy {s['policy']['name']}, runtime {s['runtime']})")
+          f"{jobs} jobs, policy {s['policy']['name']}, runtime {s['runtime']}; heterogeneity level CPU "
+          f"{h['cpu']:.2f}, memory {h['memory']:.2f}, disk {h['disk']:.2f})")
     return 0
 
 

@@ -10,22 +10,11 @@ trimmed mean too when there are enough seeds. An "improvement" the thesis does n
 """
 from __future__ import annotations
 
-from emu.tools.reproduce import Claim, Experiment
 from emu.tools.reproductions.p003 import apps, ch3, ch4, sensitivity
+from emu.tools.reproductions.p003.common import by_chapter
 
 TITLE = ('Xiao Qin, "Dynamic I/O-Aware Load Balancing and Resource Management for Clusters", PhD thesis, '
          'University of Nebraska-Lincoln, 2004, Chapters 3 and 4 (paper 003)')
 __all__ = ["TITLE", "experiments", "analyse"]           # what `nowemu reproduce` reads (emu/tools/reproduce.py)
 CHAPTERS = (ch3, sensitivity, ch4, apps)
-
-
-def experiments(quick: bool, seeds: int | None) -> list[Experiment]:
-    return [e for chapter in CHAPTERS for e in chapter.experiments(quick, seeds)]
-
-
-def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
-    claims, lines = [], []
-    for chapter in CHAPTERS:
-        more = chapter.analyse(records, plots)
-        claims, lines = claims + more[0], lines + more[1]
-    return claims, lines
+experiments, analyse = by_chapter(CHAPTERS)

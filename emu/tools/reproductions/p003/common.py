@@ -4,6 +4,21 @@ from __future__ import annotations
 from emu.tools.reproduce import figure, fmt, mean_ci
 
 
+def by_chapter(chapters: tuple) -> tuple:
+    """A paper's `experiments(quick, seeds)` and `analyse(records, plots)` (emu/tools/reproduce.py) as its
+    chapters' in order, each chapter a module with the same two functions."""
+    def experiments(quick: bool, seeds: int | None) -> list:
+        return [e for chapter in chapters for e in chapter.experiments(quick, seeds)]
+
+    def analyse(records: dict, plots) -> tuple[list, list[str]]:
+        claims, lines = [], []
+        for chapter in chapters:
+            more = chapter.analyse(records, plots)
+            claims, lines = claims + more[0], lines + more[1]
+        return claims, lines
+    return experiments, analyse
+
+
 def trimmed(values: list[float]) -> float:
     """The thesis's average: the highest and the lowest dropped (with at least 4 values)."""
     v = sorted(values)

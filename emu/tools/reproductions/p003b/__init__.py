@@ -1,0 +1,19 @@
+"""Paper 003 (Qin's thesis), part 2: the experiments `nowemu reproduce p003b` runs and how their results are set
+beside the thesis's: Chapter 5's heterogeneous clusters (`ch5`). Chapters 3 and 4 are `p003`; a reproduction of
+its own, as the two together would not fit in an hour. Chapters 6 (buffer feedback control) and 7
+(communication-aware balancing) are not in yet (issue 26).
+
+As in p003 (emu/tools/reproductions/p003/__init__.py): the thesis reports no numbers for its figures, only
+orderings, sensitivities and a few factors; its claims are checked on the means over seeds (every policy on the
+same seeds); the tables give the thesis's trimmed mean (highest and lowest run dropped) too.
+"""
+from __future__ import annotations
+
+from emu.tools.reproductions.p003b import ch5
+from emu.tools.reproductions.p003.common import by_chapter
+
+TITLE = ('Xiao Qin, "Dynamic I/O-Aware Load Balancing and Resource Management for Clusters", PhD thesis, '
+         'University of Nebraska-Lincoln, 2004, Chapter 5 (paper 003, part 2)')
+__all__ = ["TITLE", "experiments", "analyse"]           # what `nowemu reproduce` reads (emu/tools/reproduce.py)
+CHAPTERS = (ch5,)
+experiments, analyse = by_chapter(CHAPTERS)
