@@ -122,3 +122,30 @@ def test_a_heterogeneous_run_balances_and_its_hit_ratio_stays_below_r_over_r_plu
     r = run("p003/hetero/e.toml", "workload.jobs=30", 'workload.arrival.span="360 s"')
     assert_balanced(r)
     assert 0.0 < r["summary"]["metrics"]["buffer_hit_ratio"] < 5 / 6
+
+
+def test_the_buffer_feedback_controller_follows_eq_6_2():
+    """Slowdowns 2, 4, 1, 6 completing in turn (each job 1 s of work alone, its slowdown its response): the mean
+    goes 2, 3, 2.33, 3.25. Eq. 6.2 with G_b = 0.5 MB and a first direction of +1: -0.5 MB (the mean rose), then
+    -0.33 MB (it fell: the same direction), then +0.46 MB (it rose: the other). The buffer grows only into
+    memory the jobs do not demand."""
+    from policies.wal_fc import WALFeedback
+    sizes = []
+    pager = SimpleNamespace(memory=640 * MB, demand=100 * MB, buffer_cache=160 * MB, page_size=4096)
+
+    def resize(size):
+        pager.buffer_cache = size
+        sizes.append(size)
+    node = SimpleNamespace(id=0, now=0.0, speed=1.0, index={}, pager=pager, set_buffer_cache=resize,
+                           log=lambda *a, **k: None)
+    policy = WALFeedback()
+    for slowdown in (2.0, 4.0, 1.0, 6.0):
+        node.now = slowdown
+        policy.finished(Job(1, 0, 0.0, 1.0), node)
+    steps = [b - a for a, b in zip([160 * MB] + sizes, sizes)]
+    assert steps == pytest.approx([-0.5 * MB, -MB / 3, 0.5 * MB * (7 / 3 - 3.25) * -1])
+    pager.demand = 640 * MB - pager.buffer_cache            # the jobs use the rest: no room to grow
+    policy.direction, policy.last = 1.0, 10.0              # the mean fell from 10: grow, were there room
+    node.now = 1.0
+    policy.finished(Job(2, 0, 0.0, 1.0), node)
+    assert len(sizes) == 3

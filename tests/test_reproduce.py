@@ -283,13 +283,14 @@ def test_p003_quick_writes_every_run_and_its_report(ray_local, tmp_path):
 
 def test_p003b_quick_writes_every_run_and_its_report(ray_local, tmp_path):
     """`nowemu reproduce p003b --quick`: Ch. 5's Systems A and B under Traces 1-4 (each trace's policies) and Fig.
-    5.4 at two rates, a third of the jobs, one seed; the tables' means are the runs' own, and every claim is
-    decided (those of Systems C-E, and the D → E rise, need the full run)."""
-    from emu.tools.reproductions.p003b import ch5
+    5.4 at two rates, a third of the jobs, one seed; Ch. 6's figures at the ends of their axes; the tables' means
+    are the runs' own, and every claim is decided (those of Systems C-E, and the D → E rise, need the full run)."""
+    from emu.tools.reproductions.p003b import ch5, ch6
     report = tmp_path / "p003b.md"
     assert cli.main(["reproduce", "p003b", "--quick", "--out", str(tmp_path / "runs"), "--report", str(report)]) == 0
     runs = {p.parent.relative_to(tmp_path / "runs").parts for p in (tmp_path / "runs").rglob("summary.json")}
-    assert len(runs) == 2 * (2 * len(ch5.ALL) + 2 * len(ch5.THREE)) + 2 * len(ch5.THREE)
+    assert len([r for r in runs if not r[0].startswith("fig6")]) == 2 * (2 * len(ch5.ALL) + 2 * len(ch5.THREE)) + 2 * len(
+        ch5.THREE)
     io_re = json.loads((tmp_path / "runs" / "trace1-A-io_re" / "s1" / "summary.json").read_text())
     assert io_re["config"]["policy"] == {"name": "io_re", "implicit": True, "request_size": 256 * 1024}
     summary = json.loads((tmp_path / "runs" / "trace1-B" / "iocm_re_hetero-s1" / "summary.json").read_text())
@@ -298,4 +299,11 @@ def test_p003b_quick_writes_every_run_and_its_report(ray_local, tmp_path):
     row = next(line for line in text.splitlines() if line.startswith("| B |"))       # Trace 1's table first
     assert row.split(" | ")[-1].rstrip(" |") == f"{summary['metrics']['mean_slowdown']:.2f}"
     claims = [line for line in text.splitlines() if line.startswith("| Fig. 5.")]
+    assert len(claims) == 15 and all(("| yes |" in c) + ("| **no** |" in c) == 1 for c in claims)
+    # Ch. 6: each figure's policies at its two ends (Fig. 6.2 at three buffer sizes), a sixth of the jobs
+    assert sum(1 for _ in (tmp_path / "runs").glob("fig6.*/*/summary.json")) == sum(
+        len(ends) * len(policies) for _, _, _, _, _, ends, policies in ch6.FIGS.values())
+    wal_fc = next((tmp_path / "runs" / "fig6.4").glob("wal_fc-2.625*/events.jsonl")).read_text()
+    assert '"event": "buffer"' in wal_fc                          # the controller resized the buffer
+    claims = [line for line in text.splitlines() if line.startswith("| Fig. 6.")]
     assert len(claims) == 15 and all(("| yes |" in c) + ("| **no** |" in c) == 1 for c in claims)
