@@ -4,6 +4,10 @@ from __future__ import annotations
 from emu.tools.reproduce import figure, fmt, mean_ci
 
 
+# what a table of a run metric is titled with: the metric's name in the tables of paper 003's chapters
+METRICS = {"mean_slowdown": "Mean slowdown (Eq. 3.22)", "buffer_hit_ratio": "Buffer hit ratio"}
+
+
 def by_chapter(chapters: tuple) -> tuple:
     """A paper's `experiments(quick, seeds)` and `analyse(records, plots)` (emu/tools/reproduce.py) as its
     chapters' in order, each chapter a module with the same two functions."""

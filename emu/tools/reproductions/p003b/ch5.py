@@ -8,7 +8,7 @@ aged 1 to 6 years) is not in yet.
 from __future__ import annotations
 
 from emu.tools.reproduce import Claim, Experiment, mean_ci, metric, select
-from emu.tools.reproductions.p003.common import curves, gain, table
+from emu.tools.reproductions.p003.common import METRICS, curves, gain, table
 
 SYSTEMS = "ABCDE"
 NAMES = {"local": "NLB", "cpu_re": "CPU-RE", "mem_re": "MEM-RE", "io_re": "IO-RE", "iocm_re_hetero": "IOCM-RE"}
@@ -65,9 +65,9 @@ def _means(records, trace: int, policies, name: str = "mean_slowdown") -> tuple[
     """The trace's table over the systems run (mean slowdown, or `name`) and its means by (policy, system)."""
     what = {1: "Trace 1 (I/O-intensive, 50 MB initial data; Fig. 5.1)", 2: "Trace 2 (no initial data; Fig. 5.2)",
             3: "Trace 3 (1 MB requests; Fig. 5.3)", 4: "Trace 4 (memory-intensive; Fig. 5.5)"}[trace]
-    label = "Mean slowdown (Eq. 3.22)" if name == "mean_slowdown" else "Buffer hit ratio"
-    return table(f"{what}: {'mean slowdown' if name == 'mean_slowdown' else 'buffer hit ratio'} by system", label, "system", "", list(_systems(records)),
-                 {p: NAMES[p] for p in policies}, lambda p, s: metric(_runs(records, trace, s, p), name))
+    return table(f"{what}: {METRICS[name].split(' (')[0].lower()} by system", METRICS[name], "system", "",
+                 list(_systems(records)), {p: NAMES[p] for p in policies},
+                 lambda p, s: metric(_runs(records, trace, s, p), name))
 
 
 def _rise(m, p, a: str, b: str) -> float:

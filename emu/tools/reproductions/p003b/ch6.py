@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 from emu.tools.reproduce import Claim, Experiment, figure, mean_ci, metric, select
-from emu.tools.reproductions.p003.common import curves, table
+from emu.tools.reproductions.p003.common import METRICS, curves, table
 
 NAMES = {"local": "NLB", "cm_re": "CM", "io_re": "IO", "wal_re": "WAL", "cm_fc": "CM-FC", "io_fc": "IO-FC",
          "wal_fc": "WAL-FC"}
@@ -61,8 +61,7 @@ def _xs(records, fig: str) -> list[float]:
 
 def _table(records, fig: str, title: str, name: str = "mean_slowdown") -> tuple[list[str], dict]:
     _, _, key, unit, _, _, policies = FIGS[fig]
-    what = "Mean slowdown (Eq. 3.22)" if name == "mean_slowdown" else "Buffer hit ratio"
-    return table(title, what, key, unit, _xs(records, fig), {p: NAMES[p] for p in policies},
+    return table(title, METRICS[name], key, unit, _xs(records, fig), {p: NAMES[p] for p in policies},
                  lambda p, x: metric(_runs(records, fig, p, x), name))
 
 
