@@ -12,7 +12,8 @@ from policies.wal_re import RATIO
 
 
 class IOPreemptiveMigration(PreemptiveMigration, IORemoteExecution):
-    PARAMS = {**IORemoteExecution.PARAMS, "ratio": ("number", RATIO, "a node is overloaded when its I/O load is the highest and above this "
+    PARAMS = {**IORemoteExecution.PARAMS,
+              "ratio": ("number", RATIO, "a node is overloaded when its I/O load is the highest and above this "
                                          "multiple of the mean (Sec. 3.2.1)")}
 
     def report(self, node) -> dict:

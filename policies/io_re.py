@@ -3,20 +3,20 @@ load, the accesses per CPU-second that miss the buffer cache, summed over the no
 without the paging term, as the thesis's IO-RE "is based only on explicit I/O load" in Ch. 3: spec 003a §7.4
 item 18). Nothing moves afterwards; a job's computation and its I/O go together.
 
-The rule is the one the thesis spells out in Ch. 5 (Sec. 5.2.2): a new job, counted on its home node, runs
-there while that node's I/O load is below its threshold (Eq. 5.6: the cluster's I/O load times the node's share
-of the cluster's disk performance, D_i of Eq. 5.1 with d the scenario's mean request size, `request_size`; on a
+The rule is the one the thesis spells out in Ch. 5 (Sec. 5.2.2): a new job, counted on its home node, runs there
+while that node's I/O load is below its threshold (Eq. 5.6: the cluster's I/O load times the node's share of the
+cluster's disk performance, D_i of Eq. 5.1 with d the scenario's mean request size, `request_size`; on a
 homogeneous cluster, the mean); else it goes to the node of least I/O load among those below their own threshold
-whose load is lighter than home's by more than the job's own ("to avoid useless migrations"; spec 003b's A10),
-and stays home if there is none. Ch. 5 counts a node's paging in its I/O load too ("explicit and implicit I/O
-load", Eq. 3.2 whole): `implicit = true`. Ch. 3's one line ("greedily assigns ... to the node that has the least accumulated I/O load")
-would move nearly every job, each with its initial data, which its Ch. 3 results (IO-RE "almost identical" to
-WAL-RE, Fig. 3.4) do not fit.
+whose load is lighter than home's by more than the job's own ("to avoid useless migrations"; spec 003b's A10), and
+stays home if there is none. Ch. 5 counts a node's paging in its I/O load too ("explicit and implicit I/O load",
+Eq. 3.2 whole): `implicit = true`. Ch. 3's one line ("greedily assigns ... to the node that has the least
+accumulated I/O load") would move nearly every job, each with its initial data, which its Ch. 3 results (IO-RE
+"almost identical" to WAL-RE, Fig. 3.4) do not fit.
 
-Each node publishes its I/O load and its disk's performance in its load report (`io`, `disk_power`); a node reads its own as of now and its
-peers' from its view (up to one period old). Between two refreshes of the view it adds to each node the rates
-of the jobs it has sent there (as if they all missed: their hits depend on the share of the cache they will
-get), so that the jobs of one period do not all go to the same node. Ties go to the lowest id.
+Each node publishes its I/O load and its disk's performance in its load report (`io`, `disk_power`); a node reads
+its own as of now and its peers' from its view (up to one period old). Between two refreshes of the view it adds to
+each node the rates of the jobs it has sent there (as if they all missed: their hits depend on the share of the
+cache they will get), so that the jobs of one period do not all go to the same node. Ties go to the lowest id.
 """
 from policies.base import Policy, SentSinceView
 from policies.disk_view import misses
@@ -76,7 +76,8 @@ class IORemoteExecution(Policy):
         threshold = self.thresholds(loads, node)
         if loads[node.id] < threshold[node.id]:
             return node.id
-        fits = [p for p in loads if p != node.id and loads[p] < threshold[p] and loads[node.id] - loads[p] > job.io_rate]
+        fits = [p for p in loads
+                if p != node.id and loads[p] < threshold[p] and loads[node.id] - loads[p] > job.io_rate]
         if not fits:
             return node.id
         best = min(fits, key=lambda p: (loads[p], p))

@@ -1,21 +1,20 @@
-"""IOCM-RE for heterogeneous clusters (paper 003, Ch. 5, Sec. 5.2.2): "IOCM-RE leverages the I/O-RE policy ...
-in the presence of explicit I/O load in a node. If the node exhibits implicit I/O load due to page faults,
-load-balancing decisions are made by the memory-based policy. Otherwise, the CPU-based policy is used". So a
-new job (or task) at its home node is placed by IO-RE (policies/io_re.py: Eq. 5.6's capability-proportional
-threshold, on Eq. 3.2's whole I/O load, as Ch. 5 counts it), or by MEM-RE (policies/mem_re.py: memory by idle memory once the node's memory is overloaded, else
-jobs per unit of CPU speed beyond the node's CPU threshold), whose memory rule is the memory-based policy and
-whose CPU rule is the CPU-based one: a node not paging is never memory-overloaded.
+"""IOCM-RE for heterogeneous clusters (paper 003, Ch. 5, Sec. 5.2.2): "IOCM-RE leverages the I/O-RE policy ... in the
+presence of explicit I/O load in a node. If the node exhibits implicit I/O load due to page faults, load-balancing
+decisions are made by the memory-based policy. Otherwise, the CPU-based policy is used". So a new job (or task) at
+its home node is placed by IO-RE (policies/io_re.py: Eq. 5.6's capability-proportional threshold, on Eq. 3.2's
+whole I/O load, as Ch. 5 counts it), or by MEM-RE (policies/mem_re.py: memory by idle memory once the node's memory
+is overloaded, else jobs per unit of CPU speed beyond the node's CPU threshold), whose memory rule is the
+memory-based policy and whose CPU rule is the CPU-based one: a node not paging is never memory-overloaded.
 
-Which load decides when a node has both: the text lists the cases and does not say. Under Ch. 5's memory-
-intensive Trace 4 every node has a little explicit I/O (0.1 /MI), so taking the explicit case first would make
-IOCM-RE IO-RE, where the thesis's Fig. 5.5 has it equal to MEM-RE and five times better than IO-RE. nowemu
-takes the larger of the node's two I/O loads (Eq. 3.2's terms, the job counted: misses and page faults per
-CPU-second): explicit, IO-RE; implicit, MEM-RE; neither, MEM-RE's CPU rule. Ch. 4's IOCM-RE
-(policies/iocm_re.py), for the homogeneous 32-node cluster, chooses "a group of nodes" by expected response
-times instead; Ch. 5 describes this one.
+Which load decides when a node has both: the text lists the cases and does not say. Under Ch. 5's memory-intensive
+Trace 4 every node has a little explicit I/O (0.1 /MI), so taking the explicit case first would make IOCM-RE IO-RE,
+where the thesis's Fig. 5.5 has it equal to MEM-RE and five times better than IO-RE. nowemu takes the larger of the
+node's two I/O loads (Eq. 3.2's terms, the job counted: misses and page faults per CPU-second): explicit, IO-RE;
+implicit, MEM-RE; neither, MEM-RE's CPU rule. Ch. 4's IOCM-RE (policies/iocm_re.py), for the homogeneous 32-node
+cluster, chooses "a group of nodes" by expected response times instead; Ch. 5 describes this one.
 
-A parallel job's tasks (Fig. 5.7's applications) each so, as jobs of their own arriving at its home node, the
-tasks kept home so far counted there (policies/task_mapping.py).
+A parallel job's tasks (Fig. 5.7's applications) each so, as jobs of their own arriving at its home node, the tasks
+kept home so far counted there (policies/task_mapping.py).
 """
 from policies.io_load import implicit_io_load
 from policies.io_re import IORemoteExecution, explicit_io_load

@@ -289,8 +289,8 @@ def test_p003b_quick_writes_every_run_and_its_report(ray_local, tmp_path):
     report = tmp_path / "p003b.md"
     assert cli.main(["reproduce", "p003b", "--quick", "--out", str(tmp_path / "runs"), "--report", str(report)]) == 0
     runs = {p.parent.relative_to(tmp_path / "runs").parts for p in (tmp_path / "runs").rglob("summary.json")}
-    assert len([r for r in runs if not r[0].startswith("fig6")]) == 2 * (2 * len(ch5.ALL) + 2 * len(ch5.THREE)) + 2 * len(
-        ch5.THREE)
+    ch5_runs = [r for r in runs if not r[0].startswith("fig6")]
+    assert len(ch5_runs) == 2 * (2 * len(ch5.ALL) + 2 * len(ch5.THREE)) + 2 * len(ch5.THREE)
     io_re = json.loads((tmp_path / "runs" / "trace1-A-io_re" / "s1" / "summary.json").read_text())
     assert io_re["config"]["policy"] == {"name": "io_re", "implicit": True, "request_size": 256 * 1024}
     summary = json.loads((tmp_path / "runs" / "trace1-B" / "iocm_re_hetero-s1" / "summary.json").read_text())

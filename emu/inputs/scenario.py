@@ -212,7 +212,7 @@ def node_specs(scenario: dict) -> list[dict]:
 def heterogeneity(specs: list[dict]) -> dict:
     """The heterogeneity level of each resource (paper 003, Eqs. 5.2-5.5): the population standard deviation
     of the nodes' weights, a weight being a node's capability over the best in the cluster: CPU speed, memory,
-    and for the disk its bandwidth, the weight under which Eqs. 5.3's values are Table 5.4's (Eq. 5.1's disk
+    and for the disk its bandwidth, the weight under which Eq. 5.3's values are Table 5.4's (Eq. 5.1's disk
     performance would put System C at 0.20, not the table's 0.25)."""
     def level(values: list[float]) -> float:
         weights = [v / max(values) for v in values]

@@ -20,7 +20,8 @@ NAMES = {"local": "NLB", "cm_re": "CM", "io_re": "IO", "wal_re": "WAL", "cm_fc":
 # three sizes, as its claim is about the slope below and above 150 MB
 FIGS = {
     "fig6.2": ("p003/io.toml", ['workload.io.rate_max="2.75 /MI"', 'memory.fault_rate="5 /MI"'],
-               "disk.buffer_cache", "MB", (25, 50, 100, 150, 200, 250, 300), (50, 150, 300), ("local", "cm_re", "io_re")),
+               "disk.buffer_cache", "MB", (25, 50, 100, 150, 200, 250, 300), (50, 150, 300),
+               ("local", "cm_re", "io_re")),
     "fig6.3": ("p003/memory.toml", [], "memory.fault_rate", "/MI", (9.0, 9.5, 10.0, 10.5, 11.0), (9.0, 11.0),
                ("io_re", "wal_re", "io_fc", "wal_fc")),
     "fig6.4": ("p003/io.toml", ['workload.io.rate_max="3.5 /MI"'], "memory.fault_rate", "/MI",
