@@ -283,7 +283,7 @@ def test_p003_quick_writes_every_run_and_its_report(ray_local, tmp_path):
 
 def test_p003b_quick_writes_every_run_and_its_report(ray_local, tmp_path):
     """`nowemu reproduce p003b --quick`: Ch. 5's Systems A and B under Traces 1-4 (each trace's policies) and Fig.
-    5.4 at two rates, a third of the jobs, one seed; Ch. 6's figures at the ends of their axes; the tables' means
+    5.4 at two rates, a sixth of the jobs, one seed; Ch. 6's figures at the ends of their axes; the tables' means
     are the runs' own, and every claim is decided (those of Systems C-E, and the D → E rise, need the full run)."""
     from emu.tools.reproductions.p003b import ch5, ch6
     report = tmp_path / "p003b.md"
@@ -294,7 +294,7 @@ def test_p003b_quick_writes_every_run_and_its_report(ray_local, tmp_path):
     io_re = json.loads((tmp_path / "runs" / "trace1-A-io_re" / "s1" / "summary.json").read_text())
     assert io_re["config"]["policy"] == {"name": "io_re", "implicit": True, "request_size": 256 * 1024}
     summary = json.loads((tmp_path / "runs" / "trace1-B" / "iocm_re_hetero-s1" / "summary.json").read_text())
-    assert summary["config"]["workload"][0]["jobs"] == 50
+    assert summary["config"]["workload"][0]["jobs"] == 25
     text = report.read_text()
     row = next(line for line in text.splitlines() if line.startswith("| B |"))       # Trace 1's table first
     assert row.split(" | ")[-1].rstrip(" |") == f"{summary['metrics']['mean_slowdown']:.2f}"
