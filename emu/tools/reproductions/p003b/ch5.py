@@ -70,6 +70,13 @@ def _means(records, trace: int, policies, name: str = "mean_slowdown") -> tuple[
                  lambda p, s: metric(_runs(records, trace, s, p), name))
 
 
+def _per_run(records, trace: int, systems: str, what) -> str:
+    """A line of per-run means by system, for the report's explanations: (policy, metric, its words) each."""
+    return "Per run, by system: " + "; ".join(
+        f"{words} " + ", ".join(f"{s} {mean_ci(metric(_runs(records, trace, s, p), name))[0]:,.3g}" for s in systems)
+        for p, name, words in what) + "."
+
+
 def _rise(m, p, a: str, b: str) -> float:
     return m[p, b] / m[p, a] - 1
 
@@ -82,7 +89,8 @@ def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
 
     # -- Fig. 5.1: Trace 1 -----------------------------------------------------------------------------------
     t, m1 = _means(records, 1, ALL)
-    lines += t
+    lines += t + [_per_run(records, 1, systems, (("io_re", "remote_executions", "IO-RE's remote executions"),
+                                                 ("local", "cpu_utilization", "NLB's CPU utilization"))), ""]
     k = sum(all(m1[io, s] < m1[p, s] for io in ("io_re", "iocm_re_hetero") for p in ("local", "cpu_re", "mem_re"))
             for s in systems)
     claims.append(Claim("Fig. 5.1", "IO-RE and IOCM-RE significantly outperform NLB, CPU-RE and MEM-RE",
@@ -150,7 +158,7 @@ def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
 
     # -- Fig. 5.5: Trace 4 -----------------------------------------------------------------------------------
     t, m5 = _means(records, 4, ALL)
-    lines += t
+    lines += t + [_per_run(records, 4, systems, (("local", "page_faults", "NLB's page faults"),)), ""]
     k = sum(abs(m5["iocm_re_hetero", s] / m5["mem_re", s] - 1) <= SAME and
             max(m5["iocm_re_hetero", s], m5["mem_re", s]) < min(m5[p, s] for p in ("local", "cpu_re", "io_re"))
             for s in systems)
