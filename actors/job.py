@@ -58,6 +58,8 @@ class Job:
     phase: float = 0.0
     partners: list = field(default_factory=list)
     message: float = 0.0
+    message_sd: float = 0.0         # its messages' sizes a Gamma of mean `message` and this deviation (paper 003)
+    dedicated_com: float = 0.0      # seconds its job spends communicating alone (paper 003's Eq. 7.2; see slowdown)
     iteration: int = 0
     # a task of paper 001's communicating jobs: after CPU bursts of mean `burst` ops (exponential, the same
     # sequence for every task of the job: see `burst_length`) it sends to its partners and waits for a message
@@ -109,7 +111,7 @@ class Job:
     # carried only when set, so that the other papers' job messages keep their size
     _OPTIONAL = {"burst": 0.0, "burst_seed": 0, "tasks": 0, "working_set": 1.0, "working_set_sd": 0.0,
                  "ws_phase": 0.0, "io_size_sd": 0.0, "io_reaccess": 0.0, "dedicated_io": 0.0,
-                 "fault_scale": 1.0, "initial_data": 0.0,
+                 "fault_scale": 1.0, "initial_data": 0.0, "message_sd": 0.0, "dedicated_com": 0.0,
                  "io_node": -1}
 
     def __post_init__(self):
@@ -124,6 +126,11 @@ class Job:
         """Bytes of its own it has written so far, taken along when it moves (Eq. 3.20's d^W): io_rate x done
         accesses, each writing (1 - io_read) x io_size / (r + 1) new bytes, in expectation."""
         return self.io_rate * self.done * (1.0 - self.io_read) * self.io_size / (self.io_reaccess + 1.0)
+
+    def dedicated(self, speed: float) -> float:
+        """Its time alone on a node of `speed` (a slowdown's denominator): its work, the I/O it would do alone
+        there (`dedicated_io`) and its job's communication alone (`dedicated_com`)."""
+        return self.work / speed + self.dedicated_io + self.dedicated_com
 
     def demand(self) -> float:
         """Memory demand (bytes) at the current progress. Points are compared in ops, exactly as stops are."""
@@ -208,6 +215,7 @@ class Job:
             "remote_execs": self.remote_execs,
             "nodes": str(self.nodes[0]) if len(self.nodes) == 1 else " ".join(map(str, self.nodes)),
             "peak_memory": self.peak_demand(), "group": self.group, "dedicated_io": self.dedicated_io,
+            "dedicated_com": self.dedicated_com,
         }
 
 

@@ -214,9 +214,9 @@ class Workstation(Participant):
             self._next_miss(job)
             self.io_misses += 1
             if job.io_node >= 0 and job.io_node != self.id:     # its I/O node's disk serves it (paper 003)
-                self.remote_io.access(job, self._io_size(job))
+                self.remote_io.access(job, self._gamma(job.io_size, job.io_size_sd))
             else:
-                self._block(job, "io", self._io_size(job))
+                self._block(job, "io", self._gamma(job.io_size, job.io_size_sd))
             return False
         if job.done >= job.fault_at:
             batch = self.pager.fault_batch
@@ -232,11 +232,10 @@ class Workstation(Participant):
         self._set_stop(job)
         return True
 
-    def _io_size(self, job: Job) -> float:
-        """An access's size: a Gamma of the job's mean size and deviation (paper 003), or the mean. A Gamma of
-        whole shape k (the thesis's is 4) is a sum of k exponentials: -scale x the log of a product of k
-        uniforms, cheaper than `random.gammavariate`'s rejection loop."""
-        sd, size = job.io_size_sd, job.io_size
+    def _gamma(self, size: float, sd: float) -> float:
+        """An I/O access's or a message's size: a Gamma of mean `size` and deviation `sd` (paper 003), or the
+        mean. A Gamma of whole shape k (the thesis's is 4) is a sum of k exponentials: -scale x the log of a
+        product of k uniforms, cheaper than `random.gammavariate`'s rejection loop."""
         if sd <= 0 or size <= 0:
             return size
         k, scale = (size / sd) ** 2, sd * sd / size
@@ -249,10 +248,15 @@ class Workstation(Participant):
 
     def _sync(self, job: Job) -> bool:
         """A parallel task ends a compute phase: it sends its partners a message and goes on only once it has
-        theirs of this iteration (some may be here already). The wait is its own share of the time (`sync`)."""
+        theirs of this iteration (some may be here already). The wait is its own share of the time (`sync`).
+        A message to a partner on this node does not cross the link (paper 003's Eq. 7.4: no communication
+        load): it is a local event of this instant."""
         for rank, node in job.partners:
-            at = self.send(node, "sync", {"group": job.group, "to": rank, "from": job.rank, "it": job.iteration},
-                           extra=job.message)
+            sync = {"group": job.group, "to": rank, "from": job.rank, "it": job.iteration}
+            if node == self.id:
+                self.q.at(self.q.now, self._partner_synced, sync)
+                continue
+            at = self.send(node, "sync", sync, extra=self._gamma(job.message, job.message_sd))
             if job.burst > 0:
                 self.queues.sent(job, at)
         if job.burst > 0:
@@ -264,6 +268,22 @@ class Workstation(Participant):
         job.state = "blocked"
         self.waiting[job.group, job.rank] = [job, job.iteration, due, self.q.now]
         return False
+
+    def _partner_synced(self, p: dict) -> None:
+        """A partner's message of a phase (`_sync`'s) for a task here, or for one that was."""
+        wait = self.waiting.get((p["group"], p["to"]))
+        if wait is not None and wait[1] == p["it"]:
+            wait[2] -= 1
+            self.queues.woke(wait[0])
+            if wait[2] == 0:
+                job, _, _, since = self.waiting.pop((p["group"], p["to"]))
+                job.sync += self.q.now - since
+                self._run(job, "unblock")
+        elif (p["group"], p["to"]) in self.queues.moved:     # it migrated on: the message follows it
+            dest, size = self.queues.moved[p["group"], p["to"]]
+            self.send(dest, "sync", p, extra=size)
+        else:
+            self.queues.arrived(p["group"], p["to"], p["it"])
 
     def _block(self, job: Job, why: str, size: float, accesses: int = 1) -> None:
         job.state = "blocked"
@@ -340,20 +360,7 @@ class Workstation(Participant):
             self.view_version += 1
             self._view_refreshed()
         elif kind == "sync":             # a parallel task's partner ended a compute phase
-            p = env.payload
-            wait = self.waiting.get((p["group"], p["to"]))
-            if wait is not None and wait[1] == p["it"]:
-                wait[2] -= 1
-                self.queues.woke(wait[0])
-                if wait[2] == 0:
-                    job, _, _, since = self.waiting.pop((p["group"], p["to"]))
-                    job.sync += self.q.now - since
-                    self._run(job, "unblock")
-            elif (p["group"], p["to"]) in self.queues.moved:     # it migrated on: the message follows it
-                dest, size = self.queues.moved[p["group"], p["to"]]
-                self.send(dest, "sync", p, extra=size)
-            else:
-                self.queues.arrived(p["group"], p["to"], p["it"])
+            self._partner_synced(env.payload)
         elif kind in NETWORK_RAM:
             self.ram.receive(env)
         elif kind in REMOTE_IO:

@@ -45,7 +45,7 @@ class BufferFeedback:
     def finished(self, job, node) -> None:
         super().finished(job, node)
         home = node.index.get(job.home, {}).get("speed", node.speed) if job.home != node.id else node.speed
-        slowdown = (node.now - job.arrival) / (job.work / home + job.dedicated_io)
+        slowdown = (node.now - job.arrival) / job.dedicated(home)
         self.done, self.total = self.done + 1, self.total + slowdown
         now = self.total / self.done
         if self.last is not None:

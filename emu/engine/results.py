@@ -12,7 +12,8 @@ Slowdown (specs 000 §5, 002 §5) is a job's wall-clock time from submission to 
 execution time in a dedicated environment: its work on its home node's CPU (`work / speed(home)`), plus, for a
 job doing explicit I/O, the I/O time it would take alone there (`dedicated_io`: its accesses that would miss
 with the whole buffer cache, each a mean request's disk service with no queue), as paper 003's Eq. 3.22
-extends it. Papers with another definition compute theirs from the raw columns.
+extends it, and for a task of paper 003 Ch. 7's communicating jobs the time its job spends communicating alone
+(`dedicated_com`, Eq. 7.2's T_COM terms). Papers with another definition compute theirs from the raw columns.
 """
 from __future__ import annotations
 
@@ -187,28 +188,32 @@ def buffer_hit_ratio(jobs) -> float:
 
 
 def dedicated(j: dict, speeds: dict) -> float:
-    """A job's time alone on its home node (a slowdown's denominator): its work there and its `dedicated_io`."""
-    return j["work"] / speeds[j["home"]] + j["dedicated_io"]
+    """A job's row's `Job.dedicated` on its home node (runs read back from before `dedicated_com`: none)."""
+    return j["work"] / speeds[j["home"]] + j["dedicated_io"] + j.get("dedicated_com", 0.0)
 
 
 def job_slowdowns(jobs, speeds: dict) -> dict:
     """With parallel jobs (tasks of a group): the mean slowdown over jobs, each parallel job once (paper 003's
     Eq. 3.22 for a job: from its arrival to its last task's end, over its dedicated time, the longest of its
-    tasks', Eq. 7.2 with no waiting for partners), of all, the parallel and the sequential ones; finished jobs
-    only. No keys without parallel jobs."""
-    groups, sequential = defaultdict(list), []
+    tasks', Eq. 7.2), of all, the parallel and the sequential ones, and their mean turn-around times (Ch. 7's
+    other metric: arrival to last task's end); finished jobs only. No keys without parallel jobs."""
+    groups, sequential, alone = defaultdict(list), [], []
     for j in jobs:
         if j["group"] >= 0:
             groups[j["group"]].append(j)
         elif j["state"] == "done":
             sequential.append(j["slowdown"])
+            alone.append(j["response"])
     if not groups:
         return {}
-    parallel = [(max(t["finish"] for t in tasks) - tasks[0]["arrival"])
-                / max(dedicated(t, speeds) for t in tasks)
-                for tasks in groups.values() if all(t["state"] == "done" for t in tasks)]
-    return {"job_slowdown": {"all": _mean(np.array(sequential + parallel)), "parallel": _mean(np.array(parallel)),
-                             "sequential": _mean(np.array(sequential))}}
+    finished = [tasks for tasks in groups.values() if all(t["state"] == "done" for t in tasks)]
+    turnaround = [max(t["finish"] for t in tasks) - tasks[0]["arrival"] for tasks in finished]
+    parallel = [t / max(dedicated(task, speeds) for task in tasks) for t, tasks in zip(turnaround, finished)]
+
+    def means(one: list, other: list) -> dict:
+        return {"all": _mean(np.array(one + other)), "parallel": _mean(np.array(other)),
+                "sequential": _mean(np.array(one))}
+    return {"job_slowdown": means(sequential, parallel), "job_turnaround": means(alone, turnaround)}
 
 
 def owner_metrics(jobs, stats, horizon) -> dict:

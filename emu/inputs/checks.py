@@ -97,8 +97,11 @@ def check_workload(path: str, base: Path, i: int, w: dict, nodes: int) -> None:
     if sizes is not None and par["nodes"] is not None:
         raise ScenarioError(f"{where}parallel.nodes': the tasks of jobs of several sizes (parallel.sizes) run on "
                             f"nodes 0..k-1 or where the policy maps them, not on a list")
-    if par["pattern"] == "ring" and not (par["tasks"] or sizes):
-        raise ScenarioError(f"{where}parallel.pattern': a ring needs parallel.tasks or parallel.sizes")
+    if par["pattern"] != "bsp" and not (par["tasks"] or sizes):
+        raise ScenarioError(f"{where}parallel.pattern': {par['pattern']!r} needs parallel.tasks or parallel.sizes")
+    if (par["message_rate"] or par["message_sd"]) and par["pattern"] != "master":
+        raise ScenarioError(f"{where}parallel.message_rate': Poisson messages of Gamma sizes are the 'master' "
+                            f"pattern's (parallel.pattern = 'master'), not {par['pattern']!r}'s")
     if par["nodes"] is None and par["tasks"] > nodes:
         raise ScenarioError(f"{where}parallel.tasks': expected at most {nodes} (one task per node), got "
                             f"{par['tasks']}")

@@ -116,7 +116,7 @@ def load(source, overrides: list[str] = ()) -> dict:
 
 
 def rates(path: str, raw: dict, scenario: dict) -> None:
-    """A fault or I/O rate given per million instructions ("1 /MI", the unit of paper 003's Eq. 3.3 and of the
+    """A fault, I/O or message rate given per million instructions ("1 /MI", the unit of paper 003's Eq. 3.3 and of the
     measurements it cites) becomes one per CPU-second of a speed-1.0 CPU with `cpu.mips`;
     `memory.faults_per_mi` keeps the fault rate as given (None: it was given per CPU-second). A workstation
     of another speed executes its CPU-seconds' instructions faster or slower, and so faults in proportion.
@@ -133,6 +133,9 @@ def rates(path: str, raw: dict, scenario: dict) -> None:
         for key in ("rate", "rate_max"):
             if _per_mi(path, scenario, f"workload[{i}].io.{key}", stream.get("io", {}).get(key)):
                 w["io"][key] *= 1e6 * scenario["cpu"]["mips"]
+        if _per_mi(path, scenario, f"workload[{i}].parallel.message_rate",
+                   stream.get("parallel", {}).get("message_rate")):
+            w["parallel"]["message_rate"] *= 1e6 * scenario["cpu"]["mips"]
         for k, (v, given) in enumerate(zip(w["variants"], stream.get("variants", []))):
             for key in ("io_rate", "fault_rate"):
                 if _per_mi(path, scenario, f"workload[{i}].variants[{k}].{key}", given.get(key)):

@@ -129,8 +129,14 @@ WORKLOAD = {
         # tasks), then send to the next rank and wait for the previous one's message; the job's lifetime is
         # each task's work; `sizes`: its task count, a uniform choice among them; `mapping = "policy"`: the
         # tasks arrive at the job's home node, whose policy maps them (else task r runs on nodes[r])
-        "pattern": F("str", "bsp", choices=("bsp", "ring")),
+        "pattern": F("str", "bsp", choices=("bsp", "ring", "master")),
         "burst": F("work", "100 ms", positive=True),
+        # paper 003 Ch. 7: "master" tasks (rank 0 the master, exchanging a message each way with every slave at
+        # the end of each burst) whose messages are a Poisson process of this rate per unit of work (bursts of
+        # mean 1 / rate: it replaces `burst` when above 0), each message a Gamma of mean `message` and
+        # deviation `message_sd` (0: all of `message`)
+        "message_rate": F("access_rate", 0.0, minimum=0),
+        "message_sd": F("size", 0, minimum=0),
         "sizes": F("list", None),
         "mapping": F("str", "fixed", choices=("fixed", "policy")),
     }),

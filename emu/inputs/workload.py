@@ -59,7 +59,7 @@ def generate(scenario: dict, n_nodes: int) -> list[Job]:
     for i, stream in enumerate(scenario["workload"]):
         rng = streams.generator(scenario["seed"], streams.WORKLOAD, i)
         jobs += _stream(stream, rng, n_nodes, scenario["file"], i, scenario["seed"],
-                        scenario["memory"]["fault_rate"])
+                        scenario["memory"]["fault_rate"], scenario["network"]["bandwidth"])
     jobs.sort(key=attrgetter("arrival", "home"))
     groups: dict[int, int] = {}
     for new_id, job in enumerate(jobs):
@@ -80,7 +80,8 @@ def offered_load(scenario: dict) -> float:
     return sum(j.work for j in jobs) / (sum(s["speed"] for s in specs) * span) if span > 0 else float("nan")
 
 
-def _stream(w: dict, rng, n_nodes: int, file: str, index: int, seed: int, fault_rate: float) -> list[Job]:
+def _stream(w: dict, rng, n_nodes: int, file: str, index: int, seed: int, fault_rate: float,
+            bandwidth: float) -> list[Job]:
     n = w["jobs"]
     arrival = w["arrival"]
     if arrival["process"] == "trace":
@@ -97,8 +98,8 @@ def _stream(w: dict, rng, n_nodes: int, file: str, index: int, seed: int, fault_
     homes = rng.integers(0, n_nodes, n) if w["home"] == "uniform" else np.arange(n) % n_nodes
     life, mem, io, par = w["lifetime"], w["memory"], w["io"], w["parallel"]
     pinned = (streams.generator(seed, streams.NONMIGRATABLE, index).random(n) < w["nonmigratable"]).tolist()
-    ring = par["pattern"] == "ring"
-    if ring or par["sizes"]:
+    bursts = par["pattern"] != "bsp"           # a ring's or a master's: bursts of the job's one sequence
+    if bursts or par["sizes"]:
         extra = streams.generator(seed, streams.PARALLEL, index)
         sizes = extra.choice(par["sizes"], n).tolist() if par["sizes"] else [par["tasks"]] * n
         burst_seeds = extra.integers(0, 1 << 63, n).tolist()
@@ -119,7 +120,7 @@ def _stream(w: dict, rng, n_nodes: int, file: str, index: int, seed: int, fault_
             work = works[k]
             if peaks is not None:
                 peak = peaks[k]
-        elif par["tasks"] and not ring and par["work"] == "iterations":
+        elif par["tasks"] and not bursts and par["work"] == "iterations":
             work = par["granularity"] * par["iterations"]
         elif life["distribution"] == "programs":
             weights = np.array([p["weight"] for p in w["programs"]])
@@ -150,11 +151,11 @@ def _stream(w: dict, rng, n_nodes: int, file: str, index: int, seed: int, fault_
             job.io_size_sd, job.io_reaccess, job.initial_data = io["size_sd"], io["reaccess"], data[k]
             # a variant's job faults at its rate's multiple of the node's, whatever the node's overflow
             job.fault_scale = 1.0 if v is None or v["fault_rate"] is None else v["fault_rate"] / fault_rate
-        if ring or par["sizes"]:                # named by its stream (paper 001's classes: small, large)
+        if bursts or par["sizes"]:              # named by its stream (paper 001's classes: small, large)
             job.program = job.program or w["name"]
-            jobs += tasks(job, par, index * 1_000_000 + k, sizes[k], burst_seeds[k])
+            jobs += tasks(job, par, index * 1_000_000 + k, sizes[k], burst_seeds[k], bandwidth)
         elif par["tasks"]:
-            jobs += tasks(job, par, index * 1_000_000 + k, par["tasks"], 0)
+            jobs += tasks(job, par, index * 1_000_000 + k, par["tasks"], 0, bandwidth)
         else:
             jobs.append(job)
     return jobs
@@ -188,21 +189,26 @@ def _bulk(w: dict, rng, n: int) -> tuple[list | None, list | None]:
     return [_pareto(u, alpha, low, high) for u, _ in pairs], [demand + (top - demand) * v for _, v in pairs]
 
 
-def tasks(job: Job, par: dict, group: int, k: int, burst_seed: int) -> list[Job]:
-    """The k tasks of one parallel job (see the module docstring): bulk-synchronous, or a ring (paper 001)
-    whose tasks each do the job's work, in bursts of the job's one sequence. A ring's tasks mapped by the
-    policy all arrive at the job's home node; their partners' nodes are the policy's to fill in (-1 until)."""
+def tasks(job: Job, par: dict, group: int, k: int, burst_seed: int, bandwidth: float) -> list[Job]:
+    """The k tasks of one parallel job (see the module docstring): bulk-synchronous, a ring (paper 001) or a
+    master and its slaves (paper 003 Ch. 7), the last two each doing the job's work in bursts of the job's one
+    sequence. Tasks mapped by the policy all arrive at the job's home node; their partners' nodes are the
+    policy's to fill in (-1 until). A master's job communicates alone, at each burst's end, the master's k - 1
+    messages one after another on its link (Eq. 7.2's T_COM: the slowest process's, every slave waiting for
+    its own): that time, in expectation, is each task's `dedicated_com`."""
     if par["mapping"] == "policy":
         nodes = [job.home] * k
     else:
         nodes = par["nodes"] if par["nodes"] is not None else list(range(k))
-    ring = par["pattern"] == "ring"
+    pattern = par["pattern"]
     rows = 1 << int(math.log2(math.isqrt(k))) if k > 1 else 1
     cols = k // rows
 
     def partners(r: int) -> list[int]:
-        if ring:
+        if pattern == "ring":
             return [(r + 1) % k] if k > 1 else []
+        if pattern == "master":
+            return list(range(1, k)) if r == 0 else [0]
         if par["barrier"]:
             return [p for p in range(k) if p != r]
         i, j = divmod(r, cols)
@@ -210,14 +216,18 @@ def tasks(job: Job, par: dict, group: int, k: int, burst_seed: int) -> list[Job]
         return sorted(p for p in near if p != r and p < k)
 
     known = par["mapping"] != "policy"
-    work = job.work if ring or par["work"] == "lifetime" else par["granularity"] * par["iterations"]
+    bursts = pattern != "bsp"
+    work = job.work if bursts or par["work"] == "lifetime" else par["granularity"] * par["iterations"]
+    burst = (1.0 / par["message_rate"] if par["message_rate"] > 0 else par["burst"]) if bursts else 0.0
+    alone = work / burst * (k - 1) * par["message"] / bandwidth if pattern == "master" else 0.0
     return [Job(id=job.id, home=nodes[r], arrival=job.arrival, work=work, memory=job.memory,
                 io_rate=job.io_rate, io_size=job.io_size, io_read=job.io_read, io_size_sd=job.io_size_sd,
                 io_reaccess=job.io_reaccess, fault_scale=job.fault_scale, initial_data=job.initial_data / k,
-                program=job.program or ("ring" if ring else "bsp"), cls=job.cls, migratable=not known,
-                group=group, rank=r, phase=0.0 if ring else par["granularity"],
+                program=job.program or pattern, cls=job.cls, migratable=not known,
+                group=group, rank=r, phase=0.0 if bursts else par["granularity"],
                 partners=[[p, nodes[p] if known else -1] for p in partners(r)], message=par["message"],
-                burst=par["burst"] if ring else 0.0, burst_seed=burst_seed, tasks=k,
+                message_sd=par["message_sd"], dedicated_com=alone,
+                burst=burst, burst_seed=burst_seed, tasks=k,
                 working_set=job.working_set, working_set_sd=job.working_set_sd, ws_phase=job.ws_phase)
             for r in range(k)]
 
