@@ -289,7 +289,7 @@ def test_p003b_quick_writes_every_run_and_its_report(ray_local, tmp_path):
     report = tmp_path / "p003b.md"
     assert cli.main(["reproduce", "p003b", "--quick", "--out", str(tmp_path / "runs"), "--report", str(report)]) == 0
     runs = {p.parent.relative_to(tmp_path / "runs").parts for p in (tmp_path / "runs").rglob("summary.json")}
-    ch5_runs = [r for r in runs if not r[0].startswith("fig6")]
+    ch5_runs = [r for r in runs if not r[0].startswith(("fig6", "fig7"))]
     assert len(ch5_runs) == 2 * (2 * len(ch5.ALL) + 2 * len(ch5.THREE)) + 2 * len(ch5.THREE)
     io_re = json.loads((tmp_path / "runs" / "trace1-A-io_re" / "s1" / "summary.json").read_text())
     assert io_re["config"]["policy"] == {"name": "io_re", "implicit": True, "request_size": 256 * 1024}
@@ -307,3 +307,13 @@ def test_p003b_quick_writes_every_run_and_its_report(ray_local, tmp_path):
     assert '"event": "buffer"' in wal_fc                          # the controller resized the buffer
     claims = [line for line in text.splitlines() if line.startswith("| Fig. 6.")]
     assert len(claims) == 15 and all(("| yes |" in c) + ("| **no** |" in c) == 1 for c in claims)
+    # Ch. 7: Fig. 7.4 at 4 and 16 tasks and two rates, 10 Mbps, 5 MB, the mixes at three shares, a quarter of the jobs
+    from emu.tools.reproductions.p003b import ch7
+    assert sum(1 for _ in (tmp_path / "runs").glob("fig7.*/*/summary.json")) == len(ch7.NAMES) * (2 * 2 + 2 + 2 + 2 * 3)
+    com = json.loads(next((tmp_path / "runs" / "fig7.4").glob("com_aware-16-0.5*/summary.json")).read_text())
+    assert com["config"]["workload"][0]["jobs"] == 16
+    section = text[text.index("## Mean turn-around time over jobs, 0.5 /MI"):]
+    row = next(line for line in section.splitlines() if line.startswith("| 16 |"))
+    assert row.split(" | ")[-1].rstrip(" |") == f"{com['metrics']['job_turnaround']['all']:.2f}"   # COM-aware last
+    claims = [line for line in text.splitlines() if line.startswith("| Fig. 7.")]
+    assert len(claims) == 18 and all(("| yes |" in c) + ("| **no** |" in c) == 1 for c in claims)

@@ -100,8 +100,8 @@ def check_workload(path: str, base: Path, i: int, w: dict, nodes: int) -> None:
     if par["pattern"] != "bsp" and not (par["tasks"] or sizes):
         raise ScenarioError(f"{where}parallel.pattern': {par['pattern']!r} needs parallel.tasks or parallel.sizes")
     if (par["message_rate"] or par["message_sd"]) and par["pattern"] != "master":
-        raise ScenarioError(f"{where}parallel.message_rate': Poisson messages of Gamma sizes are the 'master' "
-                            f"pattern's (parallel.pattern = 'master'), not {par['pattern']!r}'s")
+        raise ScenarioError(f"{where}parallel.message_rate': Poisson messages of Gamma sizes need parallel.pattern "
+                            f"= 'master' (this stream's is {par['pattern']!r})")
     if par["nodes"] is None and par["tasks"] > nodes:
         raise ScenarioError(f"{where}parallel.tasks': expected at most {nodes} (one task per node), got "
                             f"{par['tasks']}")
@@ -161,6 +161,8 @@ def check_pieces(path: str, scenario: dict) -> None:
                             f"reference at each dispatch)")
     if scenario["cpu"]["insertion"] is not None and not quantum:
         raise ScenarioError(f"{path}: field 'cpu.insertion': needs cpu.mode = 'quantum' (a run queue)")
+    if not any(w["jobs"] for w in scenario["workload"]):
+        raise ScenarioError(f"{path}: field 'workload.jobs': expected at least one job in some stream, got none")
     for i, w in enumerate(scenario["workload"]):
         if w["parallel"]["mapping"] == "policy" and not maps_tasks:
             raise ScenarioError(f"{path}: field 'workload[{i}].parallel.mapping': 'policy' needs a policy that "

@@ -65,7 +65,8 @@ VARIANT = {
 }
 WORKLOAD = {
     "name": F("str", ""),
-    "jobs": F("int", required=True, minimum=1, maximum=MAX_JOBS),
+    # 0: a stream left empty (a sweep over the shares of two streams reaches its ends)
+    "jobs": F("int", required=True, minimum=0, maximum=MAX_JOBS),
     "class": F("str", "local", choices=("local", "foreign")),
     "home": F("str", "uniform", choices=("uniform", "round_robin", "trace")),
     "arrival": F("table", schema={

@@ -114,14 +114,19 @@ def offered(records: list[dict]) -> tuple[float, float]:
     return mean_ci([offered_load(r["config"]) for r in {r["seed"]: r for r in records}.values()])
 
 
-def figure(plots, name: str, panels: int, draw) -> None:
-    """Draw `panels` plots side by side, `draw(*axes)`, into `plots/<name>.png` (nothing when `plots` is None:
-    matplotlib is an optional extra)."""
+def figure(plots, name: str, panels: int, draw, columns: int = 0) -> None:
+    """Draw `panels` plots side by side (in rows of `columns`, if given), `draw(*axes)`, into
+    `plots/<name>.png` (nothing when `plots` is None: matplotlib is an optional extra)."""
     if plots is None:
         return
     import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, panels, figsize=(5 * panels if panels > 1 else 6, 4), squeeze=False)
-    draw(*axes[0])
+    wide = min(panels, columns or panels)
+    rows = -(-panels // wide)
+    fig, axes = plt.subplots(rows, wide, figsize=(5 * wide if panels > 1 else 6, 4 * rows), squeeze=False)
+    axes = axes.flatten()
+    for ax in axes[panels:]:
+        ax.set_visible(False)
+    draw(*axes[:panels])
     fig.tight_layout()
     fig.savefig(plots / f"{name}.png", dpi=100)
     plt.close(fig)

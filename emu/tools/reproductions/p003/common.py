@@ -5,7 +5,9 @@ from emu.tools.reproduce import figure, fmt, mean_ci
 
 
 # what a table of a run metric is titled with: the metric's name in the tables of paper 003's chapters
-METRICS = {"mean_slowdown": "Mean slowdown (Eq. 3.22)", "buffer_hit_ratio": "Buffer hit ratio"}
+METRICS = {"mean_slowdown": "Mean slowdown (Eq. 3.22)", "buffer_hit_ratio": "Buffer hit ratio",
+           "job_slowdown": "Mean slowdown over jobs (a parallel job once; Eq. 7.2's dedicated time)",
+           "job_turnaround": "Mean turn-around time over jobs (s; a parallel job once)"}
 
 
 def by_chapter(chapters: tuple) -> tuple:
@@ -71,8 +73,9 @@ def table(title: str, what: str, axis: str, unit: str, xs: list, columns: dict, 
     return lines + [""], means
 
 
-def curves(plots, name: str, panels: list, log: bool = False) -> None:
-    """Mean slowdowns as lines, a panel each: (title, x label, xs, {line's name: its ys})."""
+def curves(plots, name: str, panels: list, log: bool = False, ylabel: str = "mean slowdown", columns: int = 0) -> None:
+    """Means (slowdowns unless `ylabel` says otherwise) as lines, a panel each: (title, x label, xs, {line's
+    name: its ys})."""
     def draw(*axes):
         for ax, (title, xlabel, xs, ys) in zip(axes, panels):
             for label, y in ys.items():
@@ -80,7 +83,7 @@ def curves(plots, name: str, panels: list, log: bool = False) -> None:
             if log:
                 ax.set_yscale("log")
             ax.set_xlabel(xlabel)
-            ax.set_ylabel("mean slowdown")
+            ax.set_ylabel(ylabel)
             ax.set_title(title)
             ax.legend(fontsize=7)
-    figure(plots, name, len(panels), draw)
+    figure(plots, name, len(panels), draw, columns)
