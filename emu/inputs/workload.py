@@ -37,6 +37,12 @@ of it (paper 003 Ch. 4's trace-like parallel jobs). The job's memory and I/O set
 task is a process with its own demands, as the thesis describes them), but for its initial data: the job's,
 split evenly among its tasks (a data set partitioned over them; the thesis does not say). Its completion is its
 last task's.
+With `parallel.pattern = "master"` (paper 003 Ch. 7) a job is a master (rank 0) and its slaves, each task running
+the job's lifetime in bursts of the job's one sequence (mean 1 / `message_rate`: its messages a Poisson process
+per unit of work), at each burst's end every slave sending the master a message and the master one to each
+slave, each a Gamma of mean `message` and deviation `message_sd`; its tasks' `dedicated_com` is Eq. 7.2's
+communication (see `tasks`). A stream may hold no jobs (`jobs = 0`), so that a sweep over two streams' shares
+reaches its ends.
 With `closed = true` the stream is a constant population: each job, when it finishes, is replaced at once by
 a copy arriving at the node where it finished (its queue), as in paper 004's throughput runs (spec 004 §6).
 """

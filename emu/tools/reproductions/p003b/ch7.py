@@ -20,8 +20,8 @@ TASKS_KEY, RATE_KEY = "workload.0.parallel.tasks", "workload.0.parallel.message_
 # Fig. 7.5's bandwidths beside Fig. 7.4's 1 Gbps; Fig. 7.6's mean sizes beside its 512 KB, each of deviation half
 # its mean (the scenario's CV, spec A7); both at 0.1 /MI, Fig. 7.4's runs giving their third subplot
 BANDWIDTHS = ("10 Mbps", "100 Mbps")
-# at 10 Mbps, jobs of 32 tasks under the I/O-aware scheme keep the links overloaded for two hours of virtual time
-# and its load reports then cost minutes a run: 4 to 16 tasks there (the others' runs still rise with the tasks)
+# at 10 Mbps the links are overloaded (16-task jobs under the I/O-aware scheme take two hours of virtual time to
+# drain) and with 32-task jobs that scheme's load reports, over the tasks piled on each node, cost minutes a run
 TASKS_AT = {"10 Mbps": TASKS[:3]}
 SIZES = {"2 MB": "1 MB", "5 MB": "2.5 MB"}
 # the quick variant: a quarter of the jobs (of the scenario's 64) in a quarter of the span, each stream's
