@@ -257,7 +257,7 @@ class Workstation(Participant):
                 self.q.at(self.q.now, self._partner_synced, sync)
                 continue
             at = self.send(node, "sync", sync, extra=self._gamma(job.message, job.message_sd))
-            if job.burst > 0:
+            if self.insertion is not None:      # its send queue: read only by paper 001's insertion policies
                 self.queues.sent(job, at)
         if job.burst > 0:
             job.sync_at += job.burst_length(job.iteration)

@@ -14,9 +14,10 @@ On a job's arrival at its home node i (Fig. 7.3, in the spec's reconstruction, 0
    communication 2 (k - 1) R_COM (its slaves' and its master's), disk k x R_Disk.
 2. The first-class resource is node i's largest load, its master counted there with its slaves spread.
 3. If that is communication and the job is communication-intensive, the master stays home and its slaves
-   go to the nodes of least communication load, one at a time (greedy, loads updated after each: Eq. 7.4
-   re-evaluated), each only if Criterion 1 holds, L_i,COM - L_j,COM > L_t,COM (Eq. 7.6: i's load, which
-   counts its master's share for every slave sent, stays above j's with the slave added). Of those, as many
+   go to the nodes of least communication load, one at a time (greedy, loads updated after each), each only
+   if Criterion 1 holds, L_i,COM - L_j,COM > L_t,COM (Eq. 7.6, "the load on the home node will be effectively
+   reduced without making other nodes overloaded"): the job's slaves arrive at i, each with the load it has
+   away from its master (Eq. 7.4's first case), and one sent moves that load from i to j. Of those, as many
    are sent as make the job's response time least, and none unless that beats its local execution by more
    than the migration cost: Criterion 2, R^j + R_mig < R^i (Eq. 7.7 with its inequality corrected to the
    prose's "less than its local execution", spec A14), for the job, since a bulk-synchronous process's
