@@ -116,7 +116,7 @@ class COMAware(IOCMRemoteExecution):
         load[i] += (job.tasks - 1) * t_com                      # its slaves counted as spread
         bursts = (job.work - job.done) / job.burst
         burst, wire = job.burst / node.speed, job.message / node.nic.bandwidth
-        slowest, away, best = 0.0, [], (bursts * burst * jobs[i], 0)
+        cost, slowest, away, best = move_cost(job, job, node), 0.0, [], (bursts * burst * jobs[i], 0)
         for s in range(1, job.tasks):                           # the s-th slave sent away, if Criterion 1 holds
             j = min((p for p in load if p != i), key=lambda p: (load[p], jobs[p] / speed[p], (p - i) % n))
             if load[i] - load[j] <= t_com:
@@ -126,7 +126,7 @@ class COMAware(IOCMRemoteExecution):
             load[i], load[j] = load[i] - t_com, load[j] + t_com
             slowest = max(slowest, jobs[j] * speed[i] / speed[j])
             away.append(j)
-            response = bursts * (max(burst * max(jobs[i], slowest), s * wire) + wire) + move_cost(job, job, node)
+            response = bursts * (max(burst * max(jobs[i], slowest), s * wire) + wire) + cost
             best = min(best, (response, s))
         nodes = [i] * (job.tasks - best[1]) + away[:best[1]]
         for j in away[:best[1]]:
