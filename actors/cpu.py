@@ -28,7 +28,8 @@ EPS = 1e-9
 
 
 def _reached(job: Job) -> bool:
-    return job.done >= job.stop_at - EPS * max(1.0, job.stop_at)
+    stop = job.stop_at
+    return job.done >= stop - EPS * (stop if stop > 1.0 else 1.0)
 
 
 class FluidCPU:
@@ -132,7 +133,8 @@ class FluidCPU:
         for j in self.ready:
             j.queue += dt
         for j in self.active:
-            j.done = min(j.done + progress, j.stop_at)
+            done = j.done + progress
+            j.done = done if done < j.stop_at else j.stop_at
             j.cpu += ran
             j.queue -= ran
         eff = share * len(self.active)
@@ -212,6 +214,10 @@ class QuantumCPU:
         if self.current is not None:
             self._settle_current()
             self._arm()
+
+    # Bring progress up to now. Settling a job still switching in ends its switch (`_settle_current`), which moves
+    # its slice's end: here settling is planning again.
+    settle = replan
 
     def queue_length(self) -> int:
         return sum(map(len, self.queues.values())) + (self.current is not None)

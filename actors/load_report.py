@@ -65,16 +65,19 @@ class LoadReports:
         return report
 
     def values(self, busy_now: float) -> tuple:
-        """A row of nodes.csv: the load report's own fields (`REPORT`), then TAIL's."""
+        """A row of nodes.csv: the load report's own fields (`REPORT`), then TAIL's (taken once per period on
+        every node: its lookups are written out, not made through the Pager's properties)."""
         node = self.node
         now, pager, disk = node.q.now, node.pager, node.disk
         since, busy, faults, disk_busy = self.last
         span = now - since
+        user, demand, guest, remote = pager.user_memory, pager.demand, pager.guest, pager.remote
+        idle = user - demand - guest            # Pager.idle
         return (node.id, now, len(node.jobs), node.cpu.queue_length(), len(node.pending), node.speed,
-                pager.user_memory, pager.demand, pager.idle, (busy_now - busy) / span if span > 0 else 0.0,
+                user, demand, idle if idle > 0.0 else 0.0, (busy_now - busy) / span if span > 0 else 0.0,
                 (node.faults - faults) / span if span > 0 else 0.0,
                 node.foreign,
-                disk.waiting, pager.guest, sum(pager.remote.values()) if pager.remote else 0,
+                disk.waiting, guest, sum(remote.values()) if remote else 0,
                 (disk.busy - disk_busy) / node.period,
                 node.nic.bytes_sent)
 

@@ -117,8 +117,7 @@ class Migration:
             job.queue += node.q.now - job.since
         elif job.state != "blocked":
             node.cpu.remove(job)
-        del node.jobs[job.id]
-        node.foreign -= job.cls == "foreign"
+        node.unseat(job)
         node.memory_changed()
         job.migrations += 1
         at = self.ship(job, dest, "migrate", **self._messages(job, dest))

@@ -77,6 +77,7 @@ class Workstation(Participant):
         self.period = spec["report_period"]
         self.jobs: dict[int, Job] = {}
         self.foreign = 0                    # how many of them are foreign jobs (the load report's field)
+        self.io_jobs = 0                    # how many do explicit I/O (memory_changed redraws their misses)
         self.pending: list[Job] = []
         self.index: dict[int, dict] = {}
         self.view_version = 0               # counts changes to `index`, so that policies may cache what they read
@@ -124,16 +125,23 @@ class Workstation(Participant):
         if not job.nodes or job.nodes[-1] != self.id:
             job.nodes.append(self.id)
         job.mark = self.q.now
-        self.cpu.replan()       # settle progress before demand changes
+        self.cpu.settle()       # progress up to now before demand changes (the CPU plans anew as the job joins)
         self.jobs[job.id] = job
         if self.pages is not None:
             self.pages.admit(job, pages_of(job.demand(), self.pager.page_size), job.working_set, job.working_set_sd,
                              job.ws_phase)
         self.foreign += job.cls == "foreign"
+        self.io_jobs += job.io_rate > 0
         job.fault_at = INF
         self.memory_changed()
         self._set_stop(job)
         self._run(job, "arrival")
+
+    def unseat(self, job: Job) -> None:
+        """`job` is no longer resident here (it finished or leaves): out of the counts `admit` made."""
+        del self.jobs[job.id]
+        self.foreign -= job.cls == "foreign"
+        self.io_jobs -= job.io_rate > 0
 
     def _run(self, job: Job, reason: str) -> None:
         """A resident job wants the CPU: it gets in line, unless its policy holds it off (suspended)."""
@@ -159,9 +167,9 @@ class Workstation(Participant):
         pager, jobs = self.pager, self.jobs.values()
         self.cache.forget()             # called whenever the resident jobs or the buffer's size change, too
         if self.policy.releases_memory:
-            pager.demand = sum(j.demand() for j in jobs if j.state != "suspended")
+            pager.demand = sum([j.demand() for j in jobs if j.state != "suspended"])
         else:
-            pager.demand = sum(j.demand() for j in jobs)
+            pager.demand = sum(map(Job.demand, jobs))
         if pager.lent or pager.remote:
             self.ram.settle()
         faults = pager.demand > pager.user_memory or self._fault_rate != 0
@@ -169,7 +177,7 @@ class Workstation(Participant):
             rate = pager.fault_rate_now() / self.speed        # per op
             faults = rate != 0 or self._fault_rate != 0
             self._fault_rate = rate
-        if not faults and not any(j.io_rate > 0 for j in jobs):
+        if not faults and not self.io_jobs:
             return
         self.cpu.replan()
         for job in jobs:
@@ -330,13 +338,12 @@ class Workstation(Participant):
         self.count_population()
         self.owner_time(job)
         job.state, job.finish = "done", self.q.now
-        del self.jobs[job.id]
+        self.unseat(job)
         if self.pages is not None:
             self.pages.release(job)
         self.queues.finished(job)
         if job.io_node >= 0:
             self.remote_io.finished(job)
-        self.foreign -= job.cls == "foreign"
         self.finished.append(job)
         self.memory_changed()
         self.policy.finished(job, self)
