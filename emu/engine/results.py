@@ -125,7 +125,7 @@ class _JobTable:
 def metrics(jobs, table: _JobTable, samples, stats, end, scenario, events=(), never_arrived: int = 0) -> dict:
     col, total_of = table.done, table.total
     n_done = len(col["response"])
-    counts = Counter(j["state"] for j in jobs)
+    counts = Counter(map(itemgetter("state"), jobs))
     states = {s: counts[s] for s in STATES}
     makespan = float(col["finish"].max()) if n_done else 0.0
     horizon = max(end, makespan) if scenario["stop"]["when"] == "time" else makespan
@@ -183,8 +183,8 @@ def buffer_hit_ratio(jobs) -> float:
     one less their misses (`io_requests`) over their accesses. The hits are not drawn one by one (a job's
     misses are a thinned Poisson process of its accesses: actors/workstation.py), so the accesses are their
     expected count, the job's rate times its work done (`io_accesses`). NaN without explicit I/O."""
-    accesses = sum(j["io_accesses"] for j in jobs)
-    return 1.0 - sum(j["io_requests"] for j in jobs) / accesses if accesses > 0 else float("nan")
+    accesses = sum(map(itemgetter("io_accesses"), jobs))
+    return 1.0 - sum(map(itemgetter("io_requests"), jobs)) / accesses if accesses > 0 else float("nan")
 
 
 def dedicated(j: dict, speeds: dict) -> float:
@@ -197,15 +197,14 @@ def job_slowdowns(jobs, speeds: dict) -> dict:
     Eq. 3.22 for a job: from its arrival to its last task's end, over its dedicated time, the longest of its
     tasks', Eq. 7.2), of all, the parallel and the sequential ones, and their mean turn-around times (Ch. 7's
     other metric: arrival to last task's end); finished jobs only. No keys without parallel jobs."""
-    groups, sequential, alone = defaultdict(list), [], []
+    groups = defaultdict(list)
     for j in jobs:
         if j["group"] >= 0:
             groups[j["group"]].append(j)
-        elif j["state"] == "done":
-            sequential.append(j["slowdown"])
-            alone.append(j["response"])
     if not groups:
         return {}
+    done = [j for j in jobs if j["group"] < 0 and j["state"] == "done"]
+    sequential, alone = [j["slowdown"] for j in done], [j["response"] for j in done]
     finished = [tasks for tasks in groups.values() if all(t["state"] == "done" for t in tasks)]
     turnaround = [max(t["finish"] for t in tasks) - tasks[0]["arrival"] for tasks in finished]
     parallel = [t / max(dedicated(task, speeds) for task in tasks) for t, tasks in zip(turnaround, finished)]
@@ -261,7 +260,7 @@ def checks(jobs, table: _JobTable, stats, end, complete: bool = True) -> dict:
     area = sum(s["area"] for s in stats)
     unfinished_net = [j for j in jobs if j["state"] == "in_transit"]
     return {
-        "jobs_accounted": len({j["job"] for j in jobs}) == len(jobs),
+        "jobs_accounted": len(set(map(itemgetter("job"), jobs))) == len(jobs),
         "time_split_error": split,
         "work_conservation_error": abs(delivered - accounted) / max(accounted, 1e-12) if complete else None,
         "little_error": abs(area + wire - in_system) / max(in_system, 1e-12)

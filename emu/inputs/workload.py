@@ -116,12 +116,17 @@ def _stream(w: dict, rng, n_nodes: int, file: str, index: int, seed: int, fault_
     chosen = _variants(w["variants"], seed, index, n)
     paper_003 = io["size_sd"] or io["reaccess"] or io["initial_data"] or w["variants"]
     times, homes = times.tolist(), homes.tolist()
+    # the stream's own fields, looked up once (a paper-scale stream draws tens of thousands of jobs)
+    demand, size, read, cls, closed = mem["demand"], io["size"], io["read_fraction"], w["class"], w["closed"]
+    working_set, working_set_sd, ws_phase = mem["working_set"], mem["working_set_sd"], mem["phase_length"]
+    ramp, ramp_steps, phases = mem["ramp"], mem["ramp_steps"], mem["phases"]
+    split = bursts or par["sizes"]
     jobs = []
     for k in range(n):
         program = ""
-        peak = mem["demand"]
+        peak = demand
         low = None
-        io_rate, io_size, migratable = rates[k], io["size"], True
+        io_rate, io_size, migratable = rates[k], size, True
         if works is not None:
             work = works[k]
             if peaks is not None:
@@ -142,22 +147,22 @@ def _stream(w: dict, rng, n_nodes: int, file: str, index: int, seed: int, fault_
         if life["distribution"] != "programs" and works is None:
             if mem["max"] is not None:
                 peak = rng.uniform(peak, mem["max"])
-            if mem["phases"] > 1:
+            if phases > 1:
                 low = 0.0
-        memory = memory_profile(rng, peak, low, mem["ramp"], mem["ramp_steps"], mem["phases"])
+        memory = memory_profile(rng, peak, low, ramp, ramp_steps, phases)
         v = chosen[k]
         if v is not None:
             work *= v["work_scale"]
             io_rate = io_rate if v["io_rate"] is None else v["io_rate"]
         job = Job(id=k, home=homes[k], arrival=times[k], work=float(max(work, 1e-9)),
-                  memory=memory, io_rate=io_rate, io_size=io_size, io_read=io["read_fraction"], program=program,
-                  cls=w["class"], migratable=migratable and not pinned[k], closed=w["closed"],
-                  working_set=mem["working_set"], working_set_sd=mem["working_set_sd"], ws_phase=mem["phase_length"])
+                  memory=memory, io_rate=io_rate, io_size=io_size, io_read=read, program=program, cls=cls,
+                  migratable=migratable and not pinned[k], closed=closed, working_set=working_set,
+                  working_set_sd=working_set_sd, ws_phase=ws_phase)
         if paper_003:           # set only when used: a paper-scale trace draws tens of thousands of jobs
             job.io_size_sd, job.io_reaccess, job.initial_data = io["size_sd"], io["reaccess"], data[k]
             # a variant's job faults at its rate's multiple of the node's, whatever the node's overflow
             job.fault_scale = 1.0 if v is None or v["fault_rate"] is None else v["fault_rate"] / fault_rate
-        if bursts or par["sizes"]:              # named by its stream (paper 001's classes: small, large)
+        if split:                               # named by its stream (paper 001's classes: small, large)
             job.program = job.program or w["name"]
             jobs += tasks(job, par, index * 1_000_000 + k, sizes[k], burst_seeds[k], bandwidth)
         elif par["tasks"]:
