@@ -30,6 +30,13 @@ STATES = ("pending", "ready", "running", "blocked", "suspended", "in_transit", "
 CLASSES = {"local": 0, "foreign": 1}
 
 
+def dedicated_time(work: float, speed: float, dedicated_io: float, dedicated_com: float) -> float:
+    """A job's time alone on a node of `speed` (a slowdown's denominator): its work, the I/O it would do alone
+    there (`dedicated_io`) and its job's communication alone (`dedicated_com`). `Job.dedicated`, and
+    emu.engine.results on a jobs.csv row."""
+    return work / speed + dedicated_io + dedicated_com
+
+
 @dataclass(slots=True, eq=False)     # a job is itself, not its field values: lists of jobs find it by identity
 class Job:
     id: int
@@ -128,9 +135,7 @@ class Job:
         return self.io_rate * self.done * (1.0 - self.io_read) * self.io_size / (self.io_reaccess + 1.0)
 
     def dedicated(self, speed: float) -> float:
-        """Its time alone on a node of `speed` (a slowdown's denominator): its work, the I/O it would do alone
-        there (`dedicated_io`) and its job's communication alone (`dedicated_com`)."""
-        return self.work / speed + self.dedicated_io + self.dedicated_com
+        return dedicated_time(self.work, speed, self.dedicated_io, self.dedicated_com)
 
     def demand(self) -> float:
         """Memory demand (bytes) at the current progress. Points are compared in ops, exactly as stops are."""

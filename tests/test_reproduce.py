@@ -289,7 +289,7 @@ def test_p003b_quick_writes_every_run_and_its_report(ray_local, tmp_path):
     report = tmp_path / "p003b.md"
     assert cli.main(["reproduce", "p003b", "--quick", "--out", str(tmp_path / "runs"), "--report", str(report)]) == 0
     runs = {p.parent.relative_to(tmp_path / "runs").parts for p in (tmp_path / "runs").rglob("summary.json")}
-    ch5_runs = [r for r in runs if not r[0].startswith(("fig6", "fig7"))]
+    ch5_runs = [r for r in runs if not r[0].startswith(("fig5.7", "fig6", "fig7"))]
     assert len(ch5_runs) == 2 * (2 * len(ch5.ALL) + 2 * len(ch5.THREE)) + 2 * len(ch5.THREE)
     io_re = json.loads((tmp_path / "runs" / "trace1-A-io_re" / "s1" / "summary.json").read_text())
     assert io_re["config"]["policy"] == {"name": "io_re", "implicit": True, "request_size": 256 * 1024}
@@ -298,8 +298,24 @@ def test_p003b_quick_writes_every_run_and_its_report(ray_local, tmp_path):
     text = report.read_text()
     row = next(line for line in text.splitlines() if line.startswith("| B |"))       # Trace 1's table first
     assert row.split(" | ")[-1].rstrip(" |") == f"{summary['metrics']['mean_slowdown']:.2f}"
-    claims = [line for line in text.splitlines() if line.startswith("| Fig. 5.")]
+    claims = [line for line in text.splitlines() if line.startswith("| Fig. 5.") and not line.startswith("| Fig. 5.7")]
     assert len(claims) == 15 and all(("| yes |" in c) + ("| **no** |" in c) == 1 for c in claims)
+    # Fig. 5.7: DB2 and Pgrep with the slow disk 1 and 6 years old, each application at its derived access rate
+    from emu.tools.reproductions.p003b import aging
+    assert sum(1 for r in runs if r[0].startswith("fig5.7")) == 2 * 2 * len(aging.NAMES)
+    old = json.loads(next((tmp_path / "runs" / "fig5.7-db2-6y").glob("iocm_re_hetero*/summary.json")).read_text())
+    assert old["config"]["cluster"]["kinds"][1]["disk"]["bandwidth"] == 3.72 * 2 ** 20
+    mips, io = old["config"]["cpu"]["mips"], old["config"]["workload"][0]["io"]
+    new = old["config"]["cluster"]["kinds"][0]["disk"]                    # Table 5.2's one-year disk
+    assert (new["seek"], new["rotation"], new["bandwidth"]) == (5.30e-3, 3.00e-3, 20 * 2 ** 20)
+    service = new["seek"] + new["rotation"] + io["size"] / new["bandwidth"]   # its mean request
+    share = io["rate"] * service / (1 + io["rate"] * service)             # rate: per CPU-second at speed 1
+    assert abs(share - aging.SHARES["db2"]) < 1e-3 and mips == 100
+    section = text[text.index("## DB2's trace against the slow disk's age"):]
+    row = next(line for line in section.splitlines() if line.startswith("| 6 |"))
+    assert row.split(" | ")[-1].rstrip(" |") == f"{old['metrics']['job_slowdown']['all']:.2f}"   # IOCM-RE last
+    claims = [line for line in text.splitlines() if line.startswith("| Fig. 5.7")]
+    assert len(claims) == 4 and all(("| yes |" in c) + ("| **no** |" in c) == 1 for c in claims)
     # Ch. 6: each figure's policies at its two ends (Fig. 6.2 at three buffer sizes), a sixth of the jobs
     assert sum(1 for _ in (tmp_path / "runs").glob("fig6.*/*/summary.json")) == sum(
         len(ends) * len(policies) for _, _, _, _, _, ends, policies in ch6.FIGS.values())

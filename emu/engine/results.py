@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from actors.job import STATES
+from actors.job import STATES, dedicated_time
 from emu.engine import coscheduling
 from emu.engine.samples import ClusterSeries, Samples
 from emu.inputs.scenario import node_specs
@@ -188,8 +188,8 @@ def buffer_hit_ratio(jobs) -> float:
 
 
 def dedicated(j: dict, speeds: dict) -> float:
-    """A job's row's `Job.dedicated` on its home node (runs read back from before `dedicated_com`: none)."""
-    return j["work"] / speeds[j["home"]] + j["dedicated_io"] + j.get("dedicated_com", 0.0)
+    """A job's row's dedicated time on its home node (runs read back from before `dedicated_com`: none)."""
+    return dedicated_time(j["work"], speeds[j["home"]], j["dedicated_io"], j.get("dedicated_com", 0.0))
 
 
 def job_slowdowns(jobs, speeds: dict) -> dict:

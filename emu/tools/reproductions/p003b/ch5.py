@@ -3,7 +3,7 @@ under Table 5.3's traces: the I/O-intensive Trace 1 (Fig. 5.1), Trace 2, the sam
 (Fig. 5.2), Trace 3, with 1 MB requests (Fig. 5.3), Trace 2's I/O rate swept on System A (Fig. 5.4), the
 memory-intensive Trace 4 (Fig. 5.5), and the buffer hit ratios of Traces 2 and 3 (Fig. 5.6). The scenarios
 (scenarios/p003/hetero/) say what stands in for the thesis's traces and why. Fig. 5.7 (six applications, one disk
-aged 1 to 6 years) is not in yet.
+aged 1 to 6 years) is `aging`.
 """
 from __future__ import annotations
 
