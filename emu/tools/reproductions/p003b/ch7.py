@@ -38,6 +38,16 @@ def _rate(x: float) -> str:
     return f'"{x:g} /MI"'
 
 
+def _rate_panel(x: float) -> str:
+    """The title of Fig. 7.4's subplot at message rate x (/MI)."""
+    return f"{x:g} /MI"
+
+
+def _axis_panel(point: str) -> str:
+    """The title of Figs. 7.5 and 7.6's subplot at a bandwidth or a mean message size, each at 0.1 /MI."""
+    return f"{point}, 0.1 /MI"
+
+
 def experiments(quick: bool, seeds: int | None) -> list[Experiment]:
     """Every policy on the same seeds. `quick`: 4 and 16 tasks, 0.1 and 0.5 /MI, 10 Mbps, 5 MB, the mixes at 0, 40
     and 100 %, a quarter of the jobs, one seed."""
@@ -78,11 +88,11 @@ def _runs(records, experiment: str, policy: str, tasks: int, rate: float | None 
 
 def _panels(records) -> dict:
     """Each subplot's (experiment, rate in Fig. 7.4's runs or None) by its title."""
-    panels = {f"{x:g} /MI": ("fig7.4", x) for x in RATES}
-    panels.update((f"{b}, 0.1 /MI", (f"fig7.5-{b.replace(' ', '')}", None)) for b in BANDWIDTHS)
-    panels["1 Gbps, 0.1 /MI"] = ("fig7.4", 0.1)
-    panels.update((f"{m}, 0.1 /MI", (f"fig7.6-{m.replace(' ', '')}", None)) for m in SIZES)
-    panels["512 KB, 0.1 /MI"] = ("fig7.4", 0.1)
+    panels = {_rate_panel(x): ("fig7.4", x) for x in RATES}
+    panels.update((_axis_panel(b), (f"fig7.5-{b.replace(' ', '')}", None)) for b in BANDWIDTHS)
+    panels[_axis_panel("1 Gbps")] = ("fig7.4", 0.1)
+    panels.update((_axis_panel(m), (f"fig7.6-{m.replace(' ', '')}", None)) for m in SIZES)
+    panels[_axis_panel("512 KB")] = ("fig7.4", 0.1)
     return {t: p for t, p in panels.items() if _runs(records, p[0], "com_aware", TASKS[0], p[1])}
 
 
@@ -117,10 +127,10 @@ def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
             lines += t
             means[title, name] = made[experiment, rate, name] = m
     claims += _fig74(means)
-    claims += _trend(means, "Fig. 7.5", [f"{b}, 0.1 /MI" for b in (*BANDWIDTHS, "1 Gbps")],
+    claims += _trend(means, "Fig. 7.5", (*BANDWIDTHS, "1 Gbps"),
                      "turn-around falls as the bandwidth rises (\"inversely proportional\")", falls=True,
                      average="61.4 %, 116.1 %, 182.9 % (10 Mbps, 100 Mbps, 1 Gbps)")
-    claims += _trend(means, "Fig. 7.6", [f"{m}, 0.1 /MI" for m in ("512 KB", *SIZES)],
+    claims += _trend(means, "Fig. 7.6", ("512 KB", *SIZES),
                      "turn-around rises with the mean message size", falls=False, average="grows (no numbers)")
     mixes = {}
     for fig, (_, kind) in MIXES.items():
@@ -186,13 +196,13 @@ def _mixes(mixes: dict) -> list[Claim]:
 def _fig74(means) -> list[Claim]:
     claims = []
     for name, what in (("job_slowdown", "slowdown"), ("job_turnaround", "turn-around time")):
-        series = [[m[p, k] for k in sorted({k for _, k in m})] for (title, n), m in means.items()
-                  if n == name and "," not in title for p in NAMES]
+        series = [[m[p, k] for k in sorted({k for _, k in m})] for x in RATES if (_rate_panel(x), name) in means
+                  for m in [means[_rate_panel(x), name]] for p in NAMES]
         rising = sum(map(_monotone, series))
         claims.append(Claim("Fig. 7.4", f"every scheme's mean {what} rises with the tasks per job", "all rise",
                             f"{rising} of {len(series)} (scheme, rate) curves rise", rising == len(series),
                             "rises: each point above the one before"))
-    top, low = ("0.5 /MI", 16), ("0.1 /MI", 4)
+    top, low = (_rate_panel(0.5), 16), (_rate_panel(0.1), 4)
     if (top[0], "job_slowdown") in means and (low[0], "job_slowdown") in means:
         g = _gains(means[top[0], "job_slowdown"], top[1])
         claims.append(Claim("Fig. 7.4", "16 tasks, 0.5 /MI: COM-aware improves the mean slowdown over CPU-, MEM- and "
@@ -205,12 +215,12 @@ def _fig74(means) -> list[Claim]:
             claims.append(Claim("Fig. 7.4", f"4 tasks, 0.1 /MI: COM-aware's gain in mean {what} only "
                                 "marginal", f"as low as {paper}", ", ".join(f"{g[p]:.0f} %" for p in OTHERS),
                                 abs(mean) <= 100 * SMALL, f"holds if their mean is within {100 * SMALL:.0f} %"))
-        widening = [x for x in RATES if (f"{x:g} /MI", "job_slowdown") in means
-                    and _average_gain(means[f"{x:g} /MI", "job_slowdown"], 16)
-                    > _average_gain(means[f"{x:g} /MI", "job_slowdown"], 4)]
+        widening = [x for x in RATES if (_rate_panel(x), "job_slowdown") in means
+                    and _average_gain(means[_rate_panel(x), "job_slowdown"], 16)
+                    > _average_gain(means[_rate_panel(x), "job_slowdown"], 4)]
         claims.append(Claim("Fig. 7.4", "the gap between COM-aware and the others widens as jobs scale up",
                             "widens", f"at {len(widening)} of the rates (average gain at 16 tasks above that at 4)",
-                            len(widening) == sum((f"{x:g} /MI", "job_slowdown") in means for x in RATES)))
+                            len(widening) == sum((_rate_panel(x), "job_slowdown") in means for x in RATES)))
     return claims
 
 
@@ -219,13 +229,14 @@ def _average_gain(m: dict, k: int) -> float:
     return sum(g.values()) / len(g)
 
 
-def _trend(means, fig: str, titles: list[str], what: str, falls: bool, average: str) -> list[Claim]:
-    """A figure whose subplots go up an axis (bandwidth, message size): every scheme's mean turn-around at each
-    tasks-per-job moves the one way along it, and COM-aware's average gain over the others (over the tasks per
-    job) grows along it."""
-    titles = [t for t in titles if (t, "job_turnaround") in means]
-    if len(titles) < 2:
+def _trend(means, fig: str, points: tuple, what: str, falls: bool, average: str) -> list[Claim]:
+    """A figure whose subplots go up an axis (`points`: bandwidths, message sizes): every scheme's mean
+    turn-around at each tasks-per-job moves the one way along it, and COM-aware's average gain over the others
+    (over the tasks per job) grows along it."""
+    points = [x for x in points if (_axis_panel(x), "job_turnaround") in means]
+    if len(points) < 2:
         return []
+    titles = [_axis_panel(x) for x in points]
     ks = sorted(set.intersection(*({k for _, k in means[t, "job_turnaround"]} for t in titles)))
     moves = [(p, k) for p in NAMES for k in ks
              if _monotone([means[t, "job_turnaround"][p, k] for t in (titles[::-1] if falls else titles)])]
@@ -233,7 +244,7 @@ def _trend(means, fig: str, titles: list[str], what: str, falls: bool, average: 
     return [Claim(fig, f"every scheme's {what}", "all", f"{len(moves)} of {len(NAMES) * len(ks)} (scheme, tasks) "
                   "curves", len(moves) == len(NAMES) * len(ks)),
             Claim(fig, "COM-aware's average improvement in turn-around over the other three grows along the axis",
-                  average, ", ".join(f"{g:.1f} %" for g in gains) + f" ({', '.join(t.split(',')[0] for t in titles)})",
+                  average, ", ".join(f"{g:.1f} %" for g in gains) + f" ({', '.join(points)})",
                   _monotone(gains), "(T_other - T_COM) / T_COM averaged over the schemes and the tasks per job")]
 
 
