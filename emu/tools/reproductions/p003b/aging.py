@@ -16,7 +16,9 @@ from __future__ import annotations
 
 from emu.inputs import SCENARIOS, scenario
 from emu.tools.reproduce import Claim, Experiment
+from emu.tools.reproductions.p003.apps import APPS
 from emu.tools.reproductions.p003.common import curves, job_slowdowns, table
+from emu.tools.reproductions.p003b.ch5 import NAMES as CH5_NAMES, THREE
 
 SCENARIO = "p003/hetero/aging.toml"
 # Table 5.2, each age's disk: seek, rotation, bandwidth (ages 5 and 6 seek on the table's 1.11-a-year trend,
@@ -28,8 +30,7 @@ AGES = {1: ("5.30 ms", "3.00 ms", "20 MB/s"), 2: ("5.89 ms", "3.33 ms", "14.3 MB
 # "more sensitive to the age of the slow disk"
 SHARES = {"dmine": 0.74, "db2": 0.82, "lu": 0.99, "pgrep": 0.36, "titan": 0.24, "cholesky": 0.40}
 SENSITIVE = ("dmine", "db2", "lu")
-APPS = {"dmine": "Dmine", "pgrep": "Pgrep", "titan": "Titan", "db2": "DB2", "lu": "LU", "cholesky": "Cholesky"}
-NAMES = {"cpu_re": "CPU-RE", "mem_re": "MEM-RE", "iocm_re_hetero": "IOCM-RE"}
+NAMES = {p: CH5_NAMES[p] for p in THREE}             # Ch. 5's CPU-RE, MEM-RE and IOCM-RE
 SCALE = (17, "300 s")       # a quarter of aging.toml's 67 jobs in 1200 s
 QUICK = (4, "75 s")
 
@@ -56,8 +57,6 @@ def experiments(quick: bool, seeds: int | None) -> list[Experiment]:
         f"workload.io.rate={rate(app)}", *(f'cluster.kinds.1.disk.{k}="{v}"'
                                            for k, v in zip(("seek", "rotation", "bandwidth"), AGES[age]))],
         n, samples=False) for app in apps for age in ages]
-
-
 
 
 def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
