@@ -3,7 +3,9 @@ faults and explicit job I/O, behind a buffer cache whose size can change while r
 it through `Workstation.set_buffer_cache`).
 
 With `queueing = False` every request is served independently, with no contention: spec 000 (§2.3) offers it
-as a switch, since that paper gives only "10 ms per page fault".
+as a switch, since that paper gives only "10 ms per page fault". A single request can also skip the queue
+(`queued = False`: the workstation's page faults under `memory.fault_service = "fixed"`); it is still counted
+in the disk's requests, waiting and busy time, which the load reports read as implicit I/O.
 """
 from __future__ import annotations
 
@@ -24,14 +26,16 @@ class Disk:
     def service_time(self, size: float, accesses: int = 1) -> float:
         return accesses * (self.seek + self.rotation) + size / self.bandwidth
 
-    def submit(self, size: float, done: Callable, arg=None, accesses: int = 1) -> float:
+    def submit(self, size: float, done: Callable, arg=None, accesses: int = 1, queued: bool = True) -> float:
         """Queue a request of `size` bytes in `accesses` separate reads (a batch of page faults: one seek and
-        rotation each); `done(arg)` is called when it completes. Returns that time."""
+        rotation each), or serve it at once beside the queue (`queued = False`); `done(arg)` is called when it
+        completes. Returns that time."""
         now = self.q.now
         service = self.service_time(size, accesses)
-        start = max(now, self.free_at) if self.queueing else now
+        queued = queued and self.queueing
+        start = max(now, self.free_at) if queued else now
         finish = start + service
-        if self.queueing:
+        if queued:
             self.free_at = finish
         self.waiting += 1
         self.requests += 1

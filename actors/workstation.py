@@ -57,6 +57,7 @@ class Workstation(Participant):
             int((spec["memory_size"] - disk["buffer_cache"]) // mem["page_size"]), self.rng, mem["lru"])
         self.insertion, self.fault_delay = insertion, mem["fault_delay"]
         self.holds_cpu = mem["remote_fault"] == "holds_cpu"     # through a fault network RAM serves (paper 002)
+        self.faults_queue = mem["fault_service"] == "disk"        # a fault burst waits in the disk's queue
         if cpu["mode"] == "quantum":
             self.cpu = QuantumCPU(
                 self.q, self.speed, self._on_stop, cpu["time_slice"], cpu["context_switch"],
@@ -295,7 +296,7 @@ class Workstation(Participant):
 
     def _block(self, job: Job, why: str, size: float, accesses: int = 1) -> None:
         job.state = "blocked"
-        self.disk.submit(size, self.unblock, (job, why, self.q.now), accesses)
+        self.disk.submit(size, self.unblock, (job, why, self.q.now), accesses, why == "io" or self.faults_queue)
 
     def unblock(self, item) -> None:
         """A blocked job's pages or data came (`why`: page or io): it wants the CPU."""

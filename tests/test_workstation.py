@@ -31,6 +31,17 @@ def test_disk_without_queueing_serves_requests_independently():
     assert finishes == pytest.approx([0.01] * 3)
 
 
+
+def test_a_request_beside_the_queue_neither_waits_nor_delays_the_queue():
+    """`memory.fault_service = "fixed"`: a fault is served at once beside the explicit I/O's queue, and is
+    still counted in the disk's activity (the load reports' implicit I/O)."""
+    q = EventQueue()
+    disk = Disk(q, 0.01, 0.0, 1e12)
+    assert disk.submit(4096, lambda _: None) == pytest.approx(0.01)
+    assert disk.submit(4096, lambda _: None, queued=False) == pytest.approx(0.01)
+    assert disk.submit(4096, lambda _: None) == pytest.approx(0.02)
+    assert disk.waiting == 3 and disk.busy == pytest.approx(0.03)
+
 def test_nic_queues_messages_on_the_link():
     nic = NetworkInterface(bandwidth=1.25e6, latency=1e-4)     # 10 Mbps
     first = nic.transmit(0.0, 125_000)                        # 0.1 s on the wire

@@ -166,6 +166,10 @@ SCHEMA = {
         "fault_model": F("str", "overflow", choices=("overflow", "demand_ratio", "pages")),
         "fault_rate": F("fault_rate", 0.0, minimum=0),
         "fault_batch": F("int", 1, minimum=1),
+        # a fault burst at the node's disk: a request in its queue, behind explicit I/O and other faults
+        # ("disk"), or its service time with no queue ("fixed": a constant cost per fault, paper 003's Table 3.2
+        # "page fault service time" read as its simulator's fixed charge)
+        "fault_service": F("str", "disk", choices=("disk", "fixed")),
         # a fault burst served by network RAM (paper 002): the job sleeps while its pages come and the CPU goes to
         # the node's other jobs, as for a disk fault; or it holds the CPU (a synchronous remote fetch, the
         # others wait too: the reading under which the network's speed reaches every job on the node)
