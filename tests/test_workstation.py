@@ -31,7 +31,6 @@ def test_disk_without_queueing_serves_requests_independently():
     assert finishes == pytest.approx([0.01] * 3)
 
 
-
 def test_a_request_beside_the_queue_neither_waits_nor_delays_the_queue():
     """`memory.fault_service = "fixed"`: a fault is served at once beside the explicit I/O's queue, and is
     still counted in the disk's activity (the load reports' implicit I/O)."""
@@ -41,6 +40,21 @@ def test_a_request_beside_the_queue_neither_waits_nor_delays_the_queue():
     assert disk.submit(4096, lambda _: None, queued=False) == pytest.approx(0.01)
     assert disk.submit(4096, lambda _: None) == pytest.approx(0.02)
     assert disk.waiting == 3 and disk.busy == pytest.approx(0.03)
+
+
+def test_faults_at_a_fixed_service_time_never_wait_for_the_disk():
+    sets = ("policy=local", "workload.jobs=80")
+    queued = run("quickstart.toml", *sets)
+    fixed = run("quickstart.toml", *sets, 'memory.fault_service="fixed"')
+    s = load("quickstart.toml", *sets)
+    disk, page = s["disk"], s["memory"]["page_size"]
+    per_fault = disk["seek"] + disk["rotation"] + page / disk["bandwidth"]
+    faulted = [j for j in fixed["jobs"] if j["faults"]]
+    assert faulted and all(j["page"] == pytest.approx(j["faults"] * per_fault) for j in faulted)
+    waited = [j for j in queued["jobs"] if j["faults"] and j["page"] > j["faults"] * per_fault * (1 + 1e-9)]
+    assert waited, "under the default some fault waits behind another request"
+    assert_balanced(fixed)
+
 
 def test_nic_queues_messages_on_the_link():
     nic = NetworkInterface(bandwidth=1.25e6, latency=1e-4)     # 10 Mbps
