@@ -29,8 +29,16 @@ FIXED = {"fig3.9": ['workload.io.rate_max="3.5 /MI"']}      # Fig. 3.9's caption
 # (Fig. 3.6, at io.toml's AR of 3 /MI) nor the bandwidth (Fig. 3.9, at 3.5 /MI) touches it.
 SHARED = {("fig3.9", 100): ("fig3.4", 3.5)}
 NLB_FROM = {"fig3.6": ("fig3.4", 3.0), "fig3.9": ("fig3.4", 3.5)}
+# NLB, the reference line of the others, is not run in Fig. 3.5: the thesis's figure has no such line, and at
+# that load every NLB run pages most of its life (20 s a run: a tenth of the hour for one line)
+WITHOUT_NLB = ("fig3.5",)
 QUICK = ["workload.jobs=100", 'workload.arrival.span="400 s"']    # a third of the jobs, the same rate
 SAME = 0.10         # "almost identical", "nearly identical": within 10 % of each other
+
+
+def _lines(fig: str) -> tuple:
+    """The figure's policies and NLB beside them, where it is shown."""
+    return SHOWN[fig] if fig in WITHOUT_NLB else ("local",) + SHOWN[fig]
 
 
 def _text(fig: str, x: float) -> str:
@@ -40,13 +48,13 @@ def _text(fig: str, x: float) -> str:
 
 def experiments(quick: bool, seeds: int | None) -> list[Experiment]:
     """Each figure's policies over its axis, every policy on the same seeds, and NLB beside them as the
-    reference (from Fig. 3.4's runs where it is the same: `NLB_FROM`). `quick`: two values of each axis (its
+    reference (from Fig. 3.4's runs where it is the same: `NLB_FROM`; not in Fig. 3.5: `WITHOUT_NLB`). `quick`: two values of each axis (its
     ends; Fig. 3.4's the two the others take NLB from), a third of the jobs at the same arrival rate, one seed."""
     n = seeds or (1 if quick else 5)
     out = []
     for fig, (key, _, values, ends) in AXES.items():
         xs = ",".join(_text(fig, x) for x in (ends if quick else values) if (fig, x) not in SHARED)
-        policies = SHOWN[fig] if fig in NLB_FROM else ("local",) + SHOWN[fig]
+        policies = SHOWN[fig] if fig in NLB_FROM else _lines(fig)
         out.append(Experiment(fig, SCENARIO[fig], [f"policy={','.join(policies)}", f"{key}={xs}",
                                                    *FIXED.get(fig, []), *(QUICK if quick else [])], n,
                               samples=False))
@@ -69,7 +77,7 @@ def _table(records, fig, title) -> tuple[list[str], dict]:
     """The figure's table (mean slowdown ± 95 % interval, and the trimmed mean) and its means by (policy, x)."""
     key, unit, _, _ = AXES[fig]
     lines, means = table(title, "Mean slowdown (Eq. 3.22)", key, unit, _xs(records, fig),
-                         {p: NAMES[p] for p in ("local",) + SHOWN[fig]}, lambda p, x: _slowdowns(records, fig, p, x))
+                         {p: NAMES[p] for p in _lines(fig)}, lambda p, x: _slowdowns(records, fig, p, x))
     notes = [f"The {x:g} {unit} row is Fig. 3.4's runs at {y:g} /MI (the same settings)."
              for (f, x), (_, y) in SHARED.items() if f == fig]
     if fig in NLB_FROM:
@@ -188,4 +196,4 @@ def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
 def _plots(records, plots) -> None:
     curves(plots, "p003-ch3", [(fig.replace("fig", "Fig. "), f"{AXES[fig][0]} ({AXES[fig][1]})", _xs(records, fig),
                                 {NAMES[p]: [mean_ci(_slowdowns(records, fig, p, x))[0] for x in _xs(records, fig)]
-                                 for p in ("local",) + SHOWN[fig]}) for fig in AXES])
+                                 for p in _lines(fig)}) for fig in AXES])
