@@ -75,11 +75,13 @@ def table(title: str, what: str, axis: str, unit: str, xs: list, columns: dict, 
 
 def curves(plots, name: str, panels: list, log: bool = False, ylabel: str = "mean slowdown", columns: int = 0) -> None:
     """Means (slowdowns unless `ylabel` says otherwise) as lines, a panel each: (title, x label, xs, {line's
-    name: its ys})."""
+    name: its ys}). A line has the same colour in every panel, whichever lines a panel leaves out."""
+    colour = {label: f"C{i % 10}" for i, label in enumerate(dict.fromkeys(k for *_, ys in panels for k in ys))}
+
     def draw(*axes):
         for ax, (title, xlabel, xs, ys) in zip(axes, panels):
             for label, y in ys.items():
-                ax.plot(xs, y, marker="o", label=label)
+                ax.plot(xs, y, marker="o", label=label, color=colour[label])
             if log:
                 ax.set_yscale("log")
             ax.set_xlabel(xlabel)
