@@ -242,13 +242,11 @@ def test_full_reproduction_runs_every_experiment(ray_local, tmp_path, paper):
 def test_p003_quick_writes_every_run_and_its_report(ray_local, tmp_path):
     """`nowemu reproduce p003 --quick`: Ch. 3's four experiments (Figs. 3.4, 3.5, 3.6, 3.9) at two values of their
     axes, each figure's policies and NLB (made once, in Fig. 3.4's runs, where the others share it; none in Fig.
-    3.5), a third of
-    the jobs; WAL-PM's sensitivities (Figs. 3.7, 3.8, 3.10, 3.11) at two values, Fig. 3.4's runs where the
-    settings are its; Ch. 4's parallel jobs (Figs. 4.2 and 4.4, 30 % and 60 % parallel; BS beside the 30 %) and
-    sequential jobs (Fig. 4.1(a)) at the ends of the mean I/O rate, the memory-intensive load (Fig. 4.3, NLB
-    among them) at the ends of the fault rate, the six applications' traces (Fig. 4.5) and five of them mixed
-    (Fig. 4.9); the tables' means are the runs' (one seed: the run's own mean slowdown), and every claim is
-    decided."""
+    3.5), a third of the jobs; WAL-PM's sensitivities (Figs. 3.7, 3.8, 3.10, 3.11) at two values, Fig. 3.4's runs
+    where the settings are its; Ch. 4's parallel jobs (Figs. 4.2 and 4.4, 30 % and 60 % parallel; BS beside the 30
+    %) and sequential jobs (Fig. 4.1(a)) at the ends of the mean I/O rate, the memory-intensive load (Fig. 4.3, NLB
+    among them) at the ends of the fault rate, the six applications' traces (Fig. 4.5) and five of them mixed (Fig.
+    4.9); the tables' means are the runs' (one seed: the run's own mean slowdown), and every claim is decided."""
     from emu.tools.reproductions.p003 import apps, ch3, ch4, sensitivity
     report = tmp_path / "p003.md"
     assert cli.main(["reproduce", "p003", "--quick", "--out", str(tmp_path / "runs"), "--report", str(report)]) == 0
@@ -262,8 +260,7 @@ def test_p003_quick_writes_every_run_and_its_report(ray_local, tmp_path):
     wal_pm = {sensitivity._name(fig, x): len(s.lines[2]) if s.lines else 1            # an experiment: its runs
               for fig, s in sensitivity.FIGS.items() for x in s.quick if x != s.fig34}
     assert {fig for fig, _ in runs} - {name for name, _ in ch4_runs} - set(wal_pm) == set(ch3.AXES)
-    ch3_lines = sum(len(ch3.SHOWN[fig] if fig in ch3.NLB_FROM else ch3._lines(fig)) for fig in ch3.AXES)
-    assert len(runs) == 2 * ch3_lines + len(ch4_runs) + sum(wal_pm.values())
+    assert len(runs) == 2 * sum(len(ch3._runs(fig)) for fig in ch3.AXES) + len(ch4_runs) + sum(wal_pm.values())
     text = report.read_text()
     summary = json.loads((tmp_path / "runs" / "fig3.4" / "wal_pm-3.5_MI-s1" / "summary.json").read_text())
     assert summary["config"]["policy"]["name"] == "wal_pm" and summary["config"]["workload"][0]["jobs"] == 100

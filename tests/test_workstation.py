@@ -43,6 +43,8 @@ def test_a_request_beside_the_queue_neither_waits_nor_delays_the_queue():
 
 
 def test_faults_at_a_fixed_service_time_never_wait_for_the_disk():
+    """Under `fixed` a faulted job's paging time is exactly its faults times one disk service; under the default
+    (`disk`) some fault waits in the queue behind another request."""
     sets = ("policy=local", "workload.jobs=80")
     queued = run("quickstart.toml", *sets)
     fixed = run("quickstart.toml", *sets, 'memory.fault_service="fixed"')

@@ -29,8 +29,7 @@ FIXED = {"fig3.9": ['workload.io.rate_max="3.5 /MI"']}      # Fig. 3.9's caption
 # (Fig. 3.6, at io.toml's AR of 3 /MI) nor the bandwidth (Fig. 3.9, at 3.5 /MI) touches it.
 SHARED = {("fig3.9", 100): ("fig3.4", 3.5)}
 NLB_FROM = {"fig3.6": ("fig3.4", 3.0), "fig3.9": ("fig3.4", 3.5)}
-# NLB, the reference line of the others, is not run in Fig. 3.5: the thesis's figure has no such line, and at
-# that load every NLB run pages most of its life (20 s a run: a tenth of the hour for one line)
+# NLB, the reference line of the others, is not in Fig. 3.5: the thesis's figure has no such line
 WITHOUT_NLB = ("fig3.5",)
 QUICK = ["workload.jobs=100", 'workload.arrival.span="400 s"']    # a third of the jobs, the same rate
 SAME = 0.10         # "almost identical", "nearly identical": within 10 % of each other
@@ -41,6 +40,11 @@ def _lines(fig: str) -> tuple:
     return SHOWN[fig] if fig in WITHOUT_NLB else ("local",) + SHOWN[fig]
 
 
+def _runs(fig: str) -> tuple:
+    """The policies the figure runs itself: its lines, less NLB where Fig. 3.4's runs give it (`NLB_FROM`)."""
+    return SHOWN[fig] if fig in NLB_FROM else _lines(fig)
+
+
 def _text(fig: str, x: float) -> str:
     """An axis value as its `--set` text (what a record's combo holds)."""
     return f'"{x:g} {AXES[fig][1]}"'
@@ -48,14 +52,14 @@ def _text(fig: str, x: float) -> str:
 
 def experiments(quick: bool, seeds: int | None) -> list[Experiment]:
     """Each figure's policies over its axis, every policy on the same seeds, and NLB beside them as the
-    reference (from Fig. 3.4's runs where it is the same: `NLB_FROM`; not in Fig. 3.5: `WITHOUT_NLB`). `quick`: two values of each axis (its
-    ends; Fig. 3.4's the two the others take NLB from), a third of the jobs at the same arrival rate, one seed."""
+    reference (from Fig. 3.4's runs where it is the same: `NLB_FROM`; not in Fig. 3.5: `WITHOUT_NLB`). `quick`:
+    two values of each axis (its ends; Fig. 3.4's the two the others take NLB from), a third of the jobs at the
+    same arrival rate, one seed."""
     n = seeds or (1 if quick else 5)
     out = []
     for fig, (key, _, values, ends) in AXES.items():
         xs = ",".join(_text(fig, x) for x in (ends if quick else values) if (fig, x) not in SHARED)
-        policies = SHOWN[fig] if fig in NLB_FROM else _lines(fig)
-        out.append(Experiment(fig, SCENARIO[fig], [f"policy={','.join(policies)}", f"{key}={xs}",
+        out.append(Experiment(fig, SCENARIO[fig], [f"policy={','.join(_runs(fig))}", f"{key}={xs}",
                                                    *FIXED.get(fig, []), *(QUICK if quick else [])], n,
                               samples=False))
     return out
