@@ -73,19 +73,23 @@ def test_an_io_bound_job_does_not_saturate_its_disk_alone_and_a_saturated_queue_
     alone = queue([[Stream(100.0, 0.02)]])
     assert alone.on_cpu == pytest.approx(1 / 3)
     assert wait(alone) == pytest.approx((100 / 3) * 4e-4 / (2 * (1 - 2 / 3)))         # 0.02
-    # three of them: E(L) = 1, rho 2 -> held at 0.99: 100 x 4e-4 / (2 x 0.01)
-    assert wait(queue([[Stream(100.0, 0.02)]] * 3)) == pytest.approx(100 * 4e-4 / 0.02)
+    # three of them: E(L) = 1, rho 2 -> held at 0.99: 100 x 4e-4 / (2 x 0.01) = 2 s; but each has one request
+    # outstanding at most (it blocks until served), so a request waits behind three at most: 60 ms
+    three = queue([[Stream(100.0, 0.02)]] * 3)
+    assert three.held == pytest.approx(0.06)
+    assert wait(three) == pytest.approx(0.06)
+    assert wait(three._replace(held=10.0)) == pytest.approx(100 * 4e-4 / 0.02)
 
 
 def test_a_job_of_two_streams_is_on_the_cpu_for_the_share_both_leave_it_and_can_be_taken_away():
     # 10 explicit accesses of 10 ms and 5 faults of 20 ms per CPU-second: on the CPU 1/(1 + 0.1 + 0.1)
     job = [Stream(10.0, 0.01), Stream(5.0, 0.02)]
     q = queue([job])
-    assert q == pytest.approx(Queue(1 / 1.2, 15 / 1.2, 0.2 / 1.2, (10 * 1e-4 + 5 * 4e-4) / 1.2))
+    assert q == pytest.approx(Queue(1 / 1.2, 15 / 1.2, 0.2 / 1.2, (10 * 1e-4 + 5 * 4e-4) / 1.2, 0.2 / 15))
     assert wait(q) == pytest.approx(0.0025 / (2 * (1 - 0.2 / 1.2)))                   # 1.5 ms
     assert q.plus([Stream(1.0, 0.5)]).plus([Stream(1.0, 0.5)], -1) == pytest.approx(q)
     # a job whose share on the CPU is set by streams elsewhere, or that is not on this CPU (its I/O only here)
-    assert Queue().plus([Stream(10.0, 0.01)], p=0.5, cpu=False) == pytest.approx(Queue(0.0, 5.0, 0.05, 5e-4))
+    assert Queue().plus([Stream(10.0, 0.01)], p=0.5, cpu=False) == pytest.approx(Queue(0.0, 5.0, 0.05, 5e-4, 0.01))
 
 
 def test_remote_response_time_adds_the_data_nodes_disk_and_the_link():

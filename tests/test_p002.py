@@ -139,9 +139,10 @@ def test_a_hosts_own_jobs_come_before_its_guests(paging):
 @pytest.mark.ray
 def test_network_ram_on_a_bus_is_identical_inline_and_stepped(ray_local, tmp_path):
     from emu.engine import results
-    # the earlier, lighter paging model: the same mechanism in a few thousand windows instead of a million
+    # the earlier, lighter paging model: the same mechanism in a few thousand windows instead of a million; the
+    # first 1000 s (the first remote pages come before it): a stepped run's cost is its windows, one per bus latency
     args = ("p002/spec.toml", *SMALL, "policy=ls_net_ram", "network.bandwidth=\"100 Mbps\"",
-            "memory.fault_model=overflow", 'memory.fault_rate="800 /s"')
+            "memory.fault_model=overflow", 'memory.fault_rate="800 /s"', 'stop.when="time"', 'stop.time="1000 s"')
     inline, stepped = run(*args), run(*args, runtime="stepped")
     assert inline["summary"]["metrics"]["total_remote_paging_time"] > 0
     results.write(inline, tmp_path / "inline")
