@@ -197,3 +197,24 @@ def test_iocm_splits_jobs_between_computing_and_io_nodes():
             assert jobs[e["job"]]["net"] >= data_move(data[e["job"]], 100e6 / 8, 40 * MB, 40 * MB)
             split += e["cm"] != e["io"]
     assert split > 0
+
+
+def test_iocm_expects_at_home_about_the_slowdown_its_jobs_get(monkeypatch):
+    """IOCM's expected response time at home (Eq. 3.9 through the disk's queue), over the dedicated time, is of
+    the order of the slowdowns the jobs get: the open M/G/1 queue near saturation asked seconds a request of a
+    disk with a few jobs' requests to serve, tens of times the slowdown realized, before its wait was held to the
+    closed system's (one request of each other job: policies/io_load.py)."""
+    import statistics
+    from policies.iocm import IOCM
+    estimates, expected = [], IOCM.expected
+
+    def spy(self, job, node, cm, io):
+        value = expected(self, job, node, cm, io)
+        if cm == io == node.id:
+            estimates.append(value / job.dedicated(node.speed))
+        return value
+    monkeypatch.setattr(IOCM, "expected", spy)
+    result = run("p003/io.toml", *SMALL, "policy=iocm")
+    realized = result["summary"]["metrics"]["mean_slowdown"]
+    assert len(estimates) > 20
+    assert 0.5 < statistics.median(estimates) / realized < 2
