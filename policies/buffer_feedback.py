@@ -14,11 +14,13 @@ What the thesis leaves open, and what nowemu does:
 - s_u: "the slowdown of a newly completed job and the history slowdowns are fed back": the mean slowdown of the
   jobs completed on the node so far, after the u-th.
 - G_b: 0.5 (the thesis's "tuned to be 0.5"), in MB of buffer per unit of change in the mean slowdown: the
-  thesis gives buffer sizes in MB throughout. At its slowdowns (tens: WAL cuts CM's by 90 %) the mean's change
-  at each completion is a few units and so the buffer moves by megabytes a completion, the hundreds of MB its
-  Fig. 6.4 implies over a trace; where slowdowns are small it hardly moves. (Read as a share of the node's
-  memory, 0.5 moves it by hundreds of MB at a run's first completions, where the mean swings by units: to its
-  bounds, and the jobs then page for good.)
+  thesis gives buffer sizes in MB throughout. The mean of u slowdowns changes at the u-th by (s - mean) / u, so
+  over n completions the buffer travels about G_b x a slowdown's deviation from the mean x ln n MB in all: a
+  few MB where slowdowns are a few units, tens where they are tens, never the hundreds the thesis's hit rates
+  "approaching 100 %" (Sec. 6.3.3) ask. A shorter memory of the slowdowns (the last job's, a window) would
+  move it more; the thesis prints neither. (Read as a share of the node's memory, 0.5 moves it by hundreds of
+  MB at a run's first completions, where the mean swings by units: to its bounds, and the jobs then page for
+  good, partly because the buffer gives memory back to arriving jobs only when the controller shrinks it.)
 - The first resize (at the second completion): as if the one before had grown the buffer (+1).
 - A change of 0 keeps the direction of the last non-zero one (Eq. 6.2 would divide by 0).
 - Bounds: "no need to determine the optimal bounds": none but what memory holds. The buffer may shrink to
