@@ -17,24 +17,24 @@ On a job's arrival at its home node i (Fig. 7.3, in the spec's reconstruction, 0
    go to the nodes of least communication load, one at a time (greedy, loads updated after each), each only
    if Criterion 1 holds, L_i,COM - L_j,COM > L_t,COM (Eq. 7.6, "the load on the home node will be effectively
    reduced without making other nodes overloaded"): the job's slaves arrive at i, each with the load it has
-   away from its master (Eq. 7.4's first case), and one sent moves that load from i to j. Of those, as many
-   are sent as make the job's response time least, and none unless that beats its local execution by more
-   than the migration cost: Criterion 2, R^j + R_mig < R^i (Eq. 7.7 with its inequality corrected to the
-   prose's "less than its local execution", spec A14), for the job, since a bulk-synchronous process's
-   response time is its job's. The rest stay with their master, where they cost no communication.
+   away from its master (Eq. 7.4's first case), and one sent moves that load from i to j. A slave goes only if
+   Criterion 2 holds too, R^j + R_mig < R^i (Eq. 7.7 with its inequality corrected to the prose's "less than
+   its local execution", spec A14); the first slave for which either fails stays, and so do the rest, with
+   their master, where they cost no communication.
 4. Else Fig. 7.3's other branch: memory overloaded at home, MEM-RE's rules; an I/O-intensive job, IOCM-RE's
    I/O rule (policies/iocm_re.py); else the CPU, by MEM-RE's rules (the CPU threshold). A communication-
    intensive job whose home's first resource is not the network falls through to the CPU rule there (the
    pseudo-code has no case for it; its other demand is the CPU).
 
-Criterion 2's response times (the thesis gives no estimator): Eq. 7.2 over the job's remaining bursts as
-placed: each burst the longer of the slowest CPU share among its nodes (a node's processes share its CPU
-evenly) and the master's messages to its off-node slaves one after another on its link (the link sends while
-the slaves that have their message compute: the two overlap), plus one message (a slave's own to the master).
-R_mig is paid once, the slaves starting side by side: the remote-execution cost and a task's initial data
-(`move_cost`, as IOCM-RE's). A greedy per slave would never send the first: a job of 16 tasks sharing its
-home CPU 16 ways gains from spreading, but no single slave's move repays the fixed cost alone. Ties among nodes
-of equal communication load: fewer processes per unit of speed, then in order from i.
+Criterion 2's response times: Eq. 3.9's, per process, as IOCM-RE's criterion (Sec. 4.1), which the thesis words
+alike ("less than its local execution") and says "can be obtained using Equation 3.9": the node's CPU queue and
+disk, every task of the job counted at home until it is sent (`IOCMRemoteExecution.pays`). R_mig: the
+remote-execution cost and a task's initial data (`move_cost`). Eq. 3.9 has no communication term: a slave's
+messages are Criterion 1's to weigh. (Until 2026-11-28 nowemu estimated the job's remaining bursts with its
+master's messages one after another on the link, Eq. 7.2, for the whole job; at 10 Mbps that kept every slave
+home, where Eq. 7.4 says it costs no communication, and COM-aware's gain over the others was largest on the
+slowest network, the reverse of Fig. 7.5.) Ties among nodes of equal communication load: fewer processes per unit
+of speed, then in order from i.
 """
 from policies.base import SentSinceView
 from policies.iocm_re import IOCMRemoteExecution
@@ -114,22 +114,17 @@ class COMAware(IOCMRemoteExecution):
         speed = {p: v[3] for p, v in view.items()}
         load = self.communication_view(node)
         load[i] += (job.tasks - 1) * t_com                      # its slaves counted as spread
-        bursts = (job.work - job.done) / job.burst
-        burst, wire = job.burst / node.speed, job.message / node.nic.bandwidth
-        cost, slowest, away, best = move_cost(job, job, node), 0.0, [], (bursts * burst * jobs[i], 0)
-        for s in range(1, job.tasks):                           # the s-th slave sent away, if Criterion 1 holds
+        everyone = list(node.jobs.values()) + [job] * job.tasks
+        rest, cost = job.work / node.speed, move_cost(job, job, node)
+        nodes = [i] * job.tasks
+        for s in range(1, job.tasks):                           # the s-th slave sent away, if both criteria hold
             j = min((p for p in load if p != i), key=lambda p: (load[p], jobs[p] / speed[p], (p - i) % n))
-            if load[i] - load[j] <= t_com:
+            if load[i] - load[j] <= t_com or not self.pays(job, node, everyone, j, rest, cost):
                 break
-            jobs[i] -= 1
-            jobs[j] += 1
+            everyone.remove(job)
+            jobs[i], jobs[j] = jobs[i] - 1, jobs[j] + 1
             load[i], load[j] = load[i] - t_com, load[j] + t_com
-            slowest = max(slowest, jobs[j] * speed[i] / speed[j])
-            away.append(j)
-            response = bursts * (max(burst * max(jobs[i], slowest), s * wire) + wire) + cost
-            best = min(best, (response, s))
-        nodes = [i] * (job.tasks - best[1]) + away[:best[1]]
-        for j in away[:best[1]]:
+            nodes[s] = j
             self.sent_away(job, j, node)
             sent = self.coms.of(node)
             sent[j] = sent.get(j, 0.0) + t_com

@@ -53,14 +53,19 @@ class IOCMRemoteExecution(MemoryRemoteExecution):
         everyone = list(node.jobs.values()) + [job] * k         # every task counted at home first
         rest, cost = job.work / node.speed, move_cost(job, job, node)
         for r, p in enumerate(nodes):
-            home = (*disk_queue(node, everyone), sum(j.demand() for j in everyone), node.pager.user_memory)
-            if p != i and remaining(job, node, rest, home, True) \
-                    > remaining(job, node, rest, self.disks.peer(node, p), False) + cost:
+            if p != i and self.pays(job, node, everyone, p, rest, cost):
                 everyone.remove(job)
                 self.sent_away(job, p, node)
             else:
                 nodes[r] = i
         return nodes
+
+    def pays(self, job, node, everyone: list, p: int, rest: float, cost: float) -> bool:
+        """The criterion r(i, j) > r(k, j) + c_j(i, k): a task like `job`, among `everyone` at home, expects to be
+        done sooner on p (Eq. 3.9, as this node sees p) by more than the cost of sending it."""
+        home = (*disk_queue(node, everyone), sum(j.demand() for j in everyone), node.pager.user_memory)
+        there = remaining(job, node, rest, self.disks.peer(node, p), False)
+        return remaining(job, node, rest, home, True) > there + cost
 
     def sent_away(self, job, p: int, node) -> None:
         """`job` (or a task) sent to p: counted there in each of this node's views until they are refreshed."""
