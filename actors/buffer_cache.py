@@ -17,10 +17,11 @@ from policies.io_load import buffer_shares, hit_rate
 
 
 class BufferCache:
-    __slots__ = ("pager", "reaccess", "rates")
+    __slots__ = ("pager", "reaccess", "rates", "configured")
 
     def __init__(self, pager, model: str):
         self.pager = pager
+        self.configured = pager.buffer_cache    # its size in the dedicated system of a job's slowdown
         self.reaccess = model == "reaccess"
         self.rates: dict[int, float] = {}   # job id -> its hit ratio, while the resident jobs and the size hold
 
@@ -37,22 +38,26 @@ class BufferCache:
             rate = self.rates[job.id] = self.hit_ratio(job, jobs)
         return rate
 
-    def hit_ratio(self, job, jobs) -> float:
-        """The share of `job`'s accesses the cache serves now, under either model."""
-        return self.hit_rate(job, jobs) if self.reaccess else job.io_read * self._footprint(jobs)
+    def hit_ratio(self, job, jobs, size: float | None = None) -> float:
+        """The share of `job`'s accesses the cache serves now (or were it of `size`), under either model."""
+        size = self.pager.buffer_cache if size is None else size
+        return self.hit_rate(job, jobs, size) if self.reaccess else job.io_read * self._footprint(jobs, size)
 
     def dedicated_io(self, job, disk) -> float:
         """The I/O time `job` would take alone on this node (the thesis's T_IO of Eq. 3.22, the "dedicated" part
         of its slowdown): its accesses, those of them that would miss with the whole buffer its own, each one
-        mean request's service with no queue."""
-        return job.io_rate * job.work * (1.0 - self.hit_ratio(job, [job])) * disk.service_time(job.io_size)
+        mean request's service with no queue. The buffer is the node's configured one, not what paper 003's
+        feedback control has made of it: that would give the same job other dedicated times under control."""
+        miss = 1.0 - self.hit_ratio(job, [job], self.configured)
+        return job.io_rate * job.work * miss * disk.service_time(job.io_size)
 
-    def hit_rate(self, job, jobs) -> float:
-        """h(i, j) under the "reaccess" model, the resident `jobs` sharing the buffer."""
+    def hit_rate(self, job, jobs, size: float) -> float:
+        """h(i, j) under the "reaccess" model, the resident `jobs` sharing a buffer of `size`."""
         doing = [j for j in jobs if j.io_rate > 0]
-        share = buffer_shares([j.io_rate * j.io_size for j in doing], self.pager.buffer_cache)[doing.index(job)]
+        share = buffer_shares([j.io_rate * j.io_size for j in doing], size)[doing.index(job)]
         return hit_rate(job.io_rate, job.work, job.io_size, job.io_reaccess, share)
 
-    def _footprint(self, jobs) -> float:
+    @staticmethod
+    def _footprint(jobs, size: float) -> float:
         footprint = sum(j.io_size for j in jobs if j.io_rate > 0)
-        return min(1.0, self.pager.buffer_cache / footprint) if footprint > 0 else 0.0
+        return min(1.0, size / footprint) if footprint > 0 else 0.0

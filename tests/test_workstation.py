@@ -200,9 +200,15 @@ def test_the_reaccess_cache_shares_the_buffer_by_io_volume_among_the_jobs_that_d
     b = Job(1, 0, 0.0, 10.0, io_rate=400.0, io_size=256 * 1024, io_reaccess=5)
     idle = Job(2, 0, 0.0, 50.0)
     cache = BufferCache(SimpleNamespace(buffer_cache=160 * MB), "reaccess")
-    assert cache.hit_rate(a, [idle, a, b]) == pytest.approx(5 / 6)
-    assert cache.hit_rate(b, [idle, a, b]) == pytest.approx(0.2)
-    assert cache.hit_rate(b, [b]) == pytest.approx(5 * 160 / (6 * 166.66667), rel=1e-6)   # alone: all 160 MB
+    assert cache.hit_ratio(a, [idle, a, b]) == pytest.approx(5 / 6)
+    assert cache.hit_ratio(b, [idle, a, b]) == pytest.approx(0.2)
+    assert cache.hit_ratio(b, [b]) == pytest.approx(5 * 160 / (6 * 166.66667), rel=1e-6)   # alone: all 160 MB
+    # a job's dedicated I/O (its slowdown's) is with the buffer the node was given, whatever control made of it
+    disk = SimpleNamespace(service_time=lambda size: 0.01)
+    alone = cache.dedicated_io(b, disk)
+    assert alone == pytest.approx(400 * 10 * (1 - cache.hit_ratio(b, [b])) * 0.01)
+    cache.pager.buffer_cache = 16 * MB
+    assert cache.hit_ratio(b, [b]) < 0.1 and cache.dedicated_io(b, disk) == pytest.approx(alone)
 
 
 def test_request_sizes_drawn_from_a_gamma_keep_their_mean():
