@@ -74,7 +74,7 @@ def test_same_seed_same_results_other_seed_other_results(tmp_path):
                       'workload.io.initial_data="10 MB"')),   # sent when its read from the disk is done
     # paper 003's IOCM (a job's computation and I/O split: its data to its I/O node, each miss a request there and
     # its bytes back) and WAL-PM (migrations decided at arrivals, the data written so far moved along); at 10 ms
-    # latency, half the stepped run's time at 2 ms, still 5 splits and 10 migrations
+    # latency (fewer stepped windows than at 2 ms), where IOCM still splits jobs and WAL-PM still migrates
     *[("p003/io.toml", ("workload.jobs=40", 'workload.arrival.span="40 s"', 'workload.lifetime.max="20 s"',
                         'network.latency="10 ms"', 'workload.io.initial_data="10 MB"', "workload.io.read_fraction=0.5",
                         f"policy={policy}")) for policy in ("iocm", "wal_pm")],
