@@ -82,6 +82,7 @@ class Workstation(Participant):
         self.pending: list[Job] = []
         self.index: dict[int, dict] = {}
         self.view_version = 0               # counts changes to `index`, so that policies may cache what they read
+        self.view_refreshes = 0             # counts the reports received (not this node's own counting of a send)
         self.reported: dict | None = None   # this node's own report as the collector last broadcast it
         self.area = 0.0                 # integral over time of the jobs present here (resident + pending)
         self._area_at = 0.0
@@ -366,6 +367,7 @@ class Workstation(Participant):
             self.index = dict(shared_view(env.payload["reports"]))
             self.reported = self.index.pop(self.id, None)
             self.view_version += 1
+            self.view_refreshes += 1
             self._view_refreshed()
         elif kind == "sync":             # a parallel task's partner ended a compute phase
             self._partner_synced(env.payload)
@@ -378,6 +380,7 @@ class Workstation(Participant):
                 if r["node"] != self.id and r["time"] > self.index.get(r["node"], {"time": -1})["time"]:
                     self.index[r["node"]] = r
                     self.view_version += 1
+                    self.view_refreshes += 1
             self._view_refreshed()
         elif kind in self.policy.MESSAGES:      # the policy's own (the batch system's central queue)
             self.policy.receive(env, self)

@@ -31,7 +31,9 @@ Each workstation holds its own policy object (decisions are decentralized) and c
 id), `node.pending`, `node.pager` (`user_memory`, `demand`, `idle`), `node.cpu.queue_length()`, `node.load()`
 (its own current report), `node.index` (node id -> the last report received from that node: possibly stale,
 with its `time`; `node.reported` is this node's own report as broadcast to all; `node.view_version` changes
-whenever the index does, for a policy that caches what it derives from it), `node.peers()`, `node.rng`, `node.speed`, `node.nic` (`bandwidth`), `node.remote_cost` (r) and `node.owner` (None, or its
+whenever the index does, for a policy that caches what it derives from it, `node.view_refreshes` whenever reports
+arrive: a node's own counting of a job it sent, in the index's `jobs`, `idle` and `foreign`, changes only the
+first), `node.peers()`, `node.rng`, `node.speed`, `node.nic` (`bandwidth`), `node.remote_cost` (r) and `node.owner` (None, or its
 owner: `nonidle`, `since`, `u`, `episode_utilization()`; reports then carry `nonidle`, `owner_util`,
 `owner_since`). Every report has `foreign`, the foreign jobs resident. A policy may record what it decides
 in the run's events with `node.log(kind, **fields)` (paper 000's reservations).
@@ -117,17 +119,18 @@ class RemoteExecution(Policy):
 
 class SentSinceView:
     """What a node has itself sent to each peer (peer -> amounts) since its view of the load index was last
-    refreshed, for a policy to add to the view: the jobs it places in one period then do not all go where the
-    view, up to a period old, shows the least load (paper 001's mapping, paper 003's I/O-aware placements)."""
+    refreshed by reports, for a policy to add to the view: the jobs it places in one period then do not all go where
+    the view, up to a period old, shows the least load (paper 001's mapping, paper 003's I/O-aware placements).
+    The job count needs none: the node counts each job it sends in its index at once (actors/migration.py)."""
     __slots__ = ("version", "sent")
 
     def __init__(self):
         self.version, self.sent = -1, {}
 
     def of(self, node) -> dict:
-        """The amounts sent since `node`'s view last changed (none once it does)."""
-        if self.version != node.view_version:
-            self.version, self.sent = node.view_version, {}
+        """The amounts sent since `node`'s view was last refreshed (none once it is)."""
+        if self.version != node.view_refreshes:
+            self.version, self.sent = node.view_refreshes, {}
         return self.sent
 
 

@@ -31,7 +31,7 @@ class CMRemoteExecution(RemoteExecution):
 
     def __init__(self, **params):
         super().__init__(**params)
-        self.sent = SentSinceView()           # node -> [jobs, demand]
+        self.sent = SentSinceView()           # node -> memory demand (the job count: in the index)
 
     def target(self, job, node, here: int = 1):
         """Where `job` should run by the CM rule (None: here), `here` jobs like it counted on this node."""
@@ -53,9 +53,9 @@ class CMRemoteExecution(RemoteExecution):
         view.update((p, (r["jobs"], r["demand"], r["memory"], r["speed"])) for p, r in node.index.items())
         view[node.id] = (len(node.jobs) + here, node.pager.demand + here * job.demand(), node.pager.user_memory,
                          node.speed)
-        for p, (jobs, demand) in sent.items():
+        for p, demand in sent.items():
             if p in view:
-                view[p] = (view[p][0] + jobs, view[p][1] + demand, *view[p][2:])
+                view[p] = (view[p][0], view[p][1] + demand, *view[p][2:])
         return view
 
     def overload(self, view: dict, i: int) -> int | None:
@@ -68,9 +68,8 @@ class CMRemoteExecution(RemoteExecution):
         return None
 
     def count(self, job, peer: int, node) -> None:
-        added = self.sent.of(node).setdefault(peer, [0, 0.0])
-        added[0] += 1
-        added[1] += job.demand()
+        sent = self.sent.of(node)
+        sent[peer] = sent.get(peer, 0.0) + job.demand()
 
 
 POLICY = CMRemoteExecution

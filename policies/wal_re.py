@@ -46,7 +46,7 @@ class WALRemoteExecution(RemoteExecution):
 
     def __init__(self, **params):
         super().__init__(**params)
-        self.sent = SentSinceView()           # node -> [jobs, demand, I/O load]
+        self.sent = SentSinceView()           # node -> [demand, I/O load] (the job count: in the index)
 
     def report(self, node) -> dict:
         loads = node_loads(node)
@@ -58,8 +58,8 @@ class WALRemoteExecution(RemoteExecution):
         view = {p: r for p, r in node.index.items() if "io_load" in r}
         view[node.id] = node_loads(node, job)
         ids = sorted(view)
-        loads = [(r["jobs"] + s[0], r["demand"] + s[1], r["io_load"] + s[2])
-                 for r, s in ((view[p], sent.get(p, (0, 0.0, 0.0))) for p in ids)]
+        loads = [(r["jobs"], r["demand"] + s[0], r["io_load"] + s[1])
+                 for r, s in ((view[p], sent.get(p, (0.0, 0.0))) for p in ids)]
         return dict(zip(ids, weighted_average_load(loads, weights(view.values()))))
 
     def target(self, job, node):
@@ -68,10 +68,9 @@ class WALRemoteExecution(RemoteExecution):
         return least_if_overloaded(self.loads(job, node), node.id, self.ratio)
 
     def count(self, job, peer: int, node) -> None:
-        added = self.sent.of(node).setdefault(peer, [0, 0.0, 0.0])
-        added[0] += 1
-        added[1] += job.demand()
-        added[2] += job.io_rate
+        added = self.sent.of(node).setdefault(peer, [0.0, 0.0])
+        added[0] += job.demand()
+        added[1] += job.io_rate
 
 
 POLICY = WALRemoteExecution

@@ -174,3 +174,24 @@ def test_the_dynamic_scenarios_arrive_at_the_calibrated_mit(case):
         key, value = item.split("=")
         stream = scenario["workload"][int(key.split(".")[1])]
         assert stream["arrival"]["mean_interarrival"] == pytest.approx(float(value.split()[0]), rel=1e-4)
+
+
+def test_the_mapping_counts_what_it_sent_until_its_view_is_refreshed():
+    """Two jobs mapped within one period do not land on the same least-loaded nodes: the first's tasks count
+    in the second's mapping, though the node's own counting of each send changes its view (view_version), until
+    reports refresh it (view_refreshes)."""
+    node = SimpleNamespace(id=0, index={p: {"demand": 0.0} for p in (1, 2, 3)}, pager=SimpleNamespace(demand=0.0),
+                           peers=lambda: [0, 1, 2, 3], view_version=0, view_refreshes=0)
+    mapping = policies.load("least_mem")()
+
+    def job(i):
+        j = Job(id=i, home=0, arrival=0.0, work=1.0, group=i, memory=[[0.0, 100.0]])
+        j.tasks = 2
+        return j
+
+    assert mapping.map_tasks(job(1), node) == [0, 1]
+    node.view_version += 2                  # actors/migration.py counts each task sent in the view at once
+    assert mapping.map_tasks(job(2), node) == [2, 3]
+    node.view_version += 1
+    node.view_refreshes += 1                # reports came: they show what is there now (no demand, here)
+    assert mapping.map_tasks(job(3), node) == [0, 1]

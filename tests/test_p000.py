@@ -32,7 +32,7 @@ class Node(SimpleNamespace):
     def __init__(self, node_id, view, jobs=(), idle=None, overflow=0.0):
         own = view[node_id]
         super().__init__(id=node_id, now=100.0, index={k: v for k, v in view.items() if k != node_id},
-                         view_version=next(VERSIONS),
+                         view_version=next(VERSIONS), view_refreshes=next(VERSIONS),
                          reported=own, jobs={j.id: j for j in jobs}, remote_cost=0.1, period=1.0,
                          nic=SimpleNamespace(bandwidth=10e6 / 8), events=[])
         idle = own["idle"] if idle is None else idle * MB

@@ -46,7 +46,7 @@ def node(i: int, loads: dict, powers: dict, disk: Disk, jobs=(), speed=1.0, memo
     """Node i whose view holds its peers' reports: I/O load, disk power, jobs, demand, memory, speed."""
     index = {p: {"io": loads[p], "disk_power": powers[p], "jobs": 1, "demand": 0.0, "memory": memory,
                  "speed": 1.0} for p in loads if p != i}
-    return SimpleNamespace(id=i, index=index, view_version=next(VERSIONS), disk=disk, jobs=dict(enumerate(jobs)),
+    return SimpleNamespace(id=i, index=index, view_version=next(VERSIONS), view_refreshes=next(VERSIONS), disk=disk, jobs=dict(enumerate(jobs)),
                            speed=speed, peers=lambda: sorted(loads), remote_io=SimpleNamespace(guests={}),
                            cache=BufferCache(SimpleNamespace(buffer_cache=64 * MB), "reaccess"),
                            pager=SimpleNamespace(user_memory=memory, demand=demand, fault_rate=fault_rate))
@@ -100,7 +100,7 @@ def test_iocm_re_hetero_follows_the_larger_of_a_nodes_explicit_and_implicit_io_l
     policy = HeterogeneousIOCMRemoteExecution()
     big = Job(8, 0, 0.0, 1.0, memory=[(0.0, 200 * MB)])
     assert policy.place(big, n) == 1                                    # the most idle memory: 800 MB, none used
-    n.view_version = next(VERSIONS)
+    n.view_version = n.view_refreshes = next(VERSIONS)
     n.pager.demand = 100 * MB                                           # no paging now; an I/O-bound job
     n.index[1]["io"] = 100.0
     n.index[2]["io"] = 0.0
