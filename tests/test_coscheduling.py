@@ -63,7 +63,7 @@ def test_case_iii_and_iv_a_waiting_message_goes_to_the_top_only_where_the_mode_s
         node.counts[3] = 1
         h.mes = 0.5
         at = insertion(name).insert(list(queue), h, "unblock", node)
-        assert at == (0 if top else 2), (over, name)
+        assert at == (-1 if top else 2), (over, name)        # -1: ahead of the running task (it preempts)
     assert all(j.de == 0 for j in queue)      # a jump to the top counts no overtakes
 
 
@@ -126,16 +126,18 @@ def test_metrics_by_the_papers_equations():
                 "response": finish, "work": work, "faults": faults, "program": program if group >= 0 else ""}
     jobs = [row(i, i, 0, 100.0 + 10 * i, faults=i) for i in range(4)]
     jobs += [row(4, 0, -1, 50.0, faults=10, work=25.0), row(5, 0, -1, 150.0, faults=20, work=25.0)]
+    jobs.append(row(6, 1, 1, 60.0, faults=2, work=20.0, program="small"))     # a job of one task: no partner
     # the load reached: samples up to the last arrival (0 s here, and one later sample that does not count)
     samples = Samples(["node", "time", "jobs", "demand", "memory"],
                       [(0, 0.0, 3, 150.0, 100.0), (1, 0.0, 1, 50.0, 100.0), (0, 10.0, 9, 900.0, 100.0)])
     m = metrics(jobs, {i: 1.0 for i in range(4)}, samples)
     assert m["tasks_per_node"] == pytest.approx(2.0) and m["memory_load"] == pytest.approx(1.0)
-    assert m["correlation"] == {"large": pytest.approx(70.0), "parallel": pytest.approx(70.0)}
+    assert m["correlation"] == {"large": pytest.approx(70.0), "parallel": pytest.approx(70.0)}   # not the small one
     assert m["slowdown"]["large"] == pytest.approx(130.0 / 100.0)
+    assert m["slowdown"]["small"] == pytest.approx(60.0 / 20.0)
     assert m["slowdown"]["local"] == pytest.approx((50.0 + 150.0) / 50.0)
-    # node 0: tasks with 0, 10, 20 faults -> 10; nodes 1-3: 1, 2, 3 -> (10 + 1 + 2 + 3) / 4
-    assert m["mean_page_faults"] == pytest.approx(4.0)
+    # node 0: tasks with 0, 10, 20 faults -> 10; node 1: 1 and 2 -> 1.5; nodes 2-3: 2, 3
+    assert m["mean_page_faults"] == pytest.approx((10 + 1.5 + 2 + 3) / 4)
 
 
 def test_a_top_insertion_preempts_only_when_asked():

@@ -5,6 +5,8 @@ local tasks (no group), and the parallel jobs of each workload stream (named by 
   nodes.
 - Correlation (eq. 9): 100 - the mean over parallel jobs of (slowest task's response - fastest's) / tc, in %:
   100 when a job's tasks finish together. Printed as (fast - slow), a sign error (spec 001 §6); unclipped.
+  A job of one task is left out: it has no partner to be coordinated with, and the paper counts "a local task
+  [as] a job with Job.size = 1" while K' counts parallel jobs (a 100 for each would flatten the policies' gaps).
 - Slowdown (eq. 10): a ratio of sums, sum of responses / sum of tc, a job's response from its arrival to its
   last task's end and its tc one task's CPU demand (each task of a job does the job's work).
 Only finished jobs count (a job with a task unfinished has no response).
@@ -41,12 +43,13 @@ def metrics(jobs: list[dict], speeds: dict, samples) -> dict:
         for cls in (first["program"], "parallel"):
             response[cls] += max(finish) - first["arrival"]
             tc[cls] += demand
-            spread[cls].append((max(finish) - min(finish)) / demand)
+            if len(tasks) > 1:
+                spread[cls].append((max(finish) - min(finish)) / demand)
     return {
         "mean_page_faults": sum(sum(v) / len(v) for v in per_node.values()) / len(per_node) if per_node else 0.0,
         "slowdown": {cls: response[cls] / tc[cls] for cls in sorted(tc) if tc[cls] > 0},
         "correlation": {cls: 100.0 - 100.0 * sum(v) / len(v) for cls, v in sorted(spread.items())},
-        "jobs": {cls: len(v) for cls, v in sorted(spread.items())},
+        "jobs": {cls: len(v) for cls, v in sorted(spread.items())},     # the jobs eq. (9) counts
         **load(jobs, samples),
     }
 

@@ -20,9 +20,8 @@ WHY_RESIDENCY = ("J2 gains pages under both policies: its faults load pages into
 PAPER_J1_END = 5400.0                   # s: J1's end under CSM in the paper
 # Why CSM's lead is small here: J1's share of N1's CPU once the local tasks are gone, and the same comparison
 # under the other readings of plan.FIG4_PROBES (8 nodes)
-WHY_FIG4 = ("once the local tasks end, J1 and J2 are each node's only tasks: with one task waiting there is no order "
-            "for an insertion policy to choose, and with memory full a fault of either takes its page from the other "
-            "(the least recently run task), so they take turns: J1's share of N1's CPU from the last local task's end "
+WHY_FIG4 = ("once the local tasks end, J1 and J2 are each node's only tasks, and with memory full a fault of either "
+            "takes its page from the other (the least recently run task): J1's share of N1's CPU from the last local task's end "
             "(at {t_local} s) to its own end was {pred} under PRED and {csm} under CSM; to end at {end:g} s it would need "
             "{need}. Nor do other readings give CSM a lead near the paper's: on 8 nodes ({seeds}), J1 ends earlier "
             "under CSM by {probes}")
