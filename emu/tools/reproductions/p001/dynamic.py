@@ -15,10 +15,13 @@ TASKS_PER_NODE = {"low": 2.8, "medium": 3.2, "high": 4.1}        # the paper's "
 
 
 def value(record: dict, what: str) -> float:
-    """faults (eq. 8), or slowdown/CLASS (eq. 10), or correlation/CLASS (eq. 9); nan where a class had no job."""
+    """faults (eq. 8), or slowdown/CLASS (eq. 10), or correlation/CLASS (eq. 9), nan where a class had no job;
+    or memory_load, the N_k.mem / M the run reached."""
     m = record["metrics"]["coscheduling"]
     if what == "faults":
         return m["mean_page_faults"]
+    if what == "memory_load":
+        return m[what]
     kind, cls = what.split("/")
     return m[kind].get(cls, float("nan"))
 
@@ -109,12 +112,11 @@ def _medium(med, bursts) -> list[Claim]:
     ]
 
 
-WHY_PRED_FAULTS = ("PRED's parallel tasks fault less than RR's, its local tasks alike: per second of CPU, over every "
-                   "run of the case, parallel tasks fault {par_rr} under RR against {par_pred} under PRED, local tasks "
-                   "{loc_rr} against {loc_pred}. A likely cause, not tested: RR runs a node's tasks in a cycle, LRU's "
-                   "worst case (a fault takes its page from the least recently run task, the next to run), while PRED "
-                   "runs the distributed tasks ahead of the local ones, which then lose pages outside their working sets")
-WHY_LRU = (". Not the LRU's granularity: with per-page stamps (`memory.lru = \"page\"`, mem_load 1 at {burst}-ms "
+WHY_PRED_FAULTS = ("per second of CPU, over every run of the case, parallel tasks fault {par_rr} under RR against {par_pred} under PRED, local tasks "
+                   "{loc_rr} against {loc_pred}. The runs differ in load, not only in order: at the same arrivals, "
+                   "PRED's runs hold less memory than RR's (N_k.mem / M time-averaged while jobs arrive, paired by "
+                   "seed) by {held}")
+WHY_LRU = (". {verdict} the LRU's granularity: with per-page stamps (`memory.lru = \"page\"`, mem_load 1 at {burst}-ms "
            "bursts, the same seeds) PRED faults {page} less than RR, with task stamps {task}")
 
 
@@ -133,9 +135,14 @@ def _why_pred_faults(runs: dict, records: dict) -> str:
     rates = {p: [_fault_rates(r) for rs in runs.values() for r in select(rs, **{NAME: p})] for p in ("rr", "pred")}
     cell = {f"{kind}_{p}": fmt(*mean_ci([x[i] for x in rates[p]]), 2) for p in rates
             for i, kind in enumerate(("par", "loc"))}
+    cell["held"] = "; ".join(f"{fmt(*lower(rs, 'rr', 'pred', 'memory_load'), 1, 100, ' %')} at {b} ms"
+                             for b, rs in runs.items())
     probe, task = records.get(f"lru-page-f{PROBE_BURST}"), records.get(f"medium-f{PROBE_BURST}")
-    lru = WHY_LRU.format(burst=PROBE_BURST, page=fmt(*lower(probe, "rr", "pred", "faults"), 1, 100, " %"),
-                         task=fmt(*lower(task, "rr", "pred", "faults"), 1, 100, " %")) if probe and task else ""
+    lru = ""
+    if probe and task:
+        page = lower(probe, "rr", "pred", "faults")
+        lru = WHY_LRU.format(burst=PROBE_BURST, verdict="Not" if abs(page[0]) > 0.10 else "It is", page=fmt(
+            *page, 1, 100, " %"), task=fmt(*lower(task, "rr", "pred", "faults"), 1, 100, " %"))
     return WHY_PRED_FAULTS.format(**cell) + lru
 
 
@@ -302,7 +309,8 @@ def _load_table(records: dict) -> list[str]:
 def _tables(med, high, low, records) -> list[str]:
     lines = ["Small jobs of one task (half the small jobs: sizes 1 and 2 on 16 nodes) have no partner: they never "
              "block, their message count stays 0 and every policy treats them as local tasks (docs/p001.md; the "
-             "spec's other reading gives them loop-back messages). Correlation is eq. (9) over all parallel jobs.", ""]
+             "spec's other reading gives them loop-back messages). Correlation is eq. (9) over the parallel jobs of two "
+             "tasks or more.", ""]
     for title, runs, policies in (("mem_load 1 (Figs. 8, 9, 12a)", med, ("rr", "pred", "csm")),
                                   ("mem_load 1.5 (Figs. 10, 11, 12b)", high, ("rr", "pred", "csm")),
                                   ("mem_load 0.7 (Figs. 5, 6), bursts of 100 ms", low, ("rr", "dyn", "csm"))):
