@@ -55,3 +55,17 @@ def test_memory_is_judged_against_what_the_results_hold():
     assert "a ratio of 2.00" in leaking and "**not met**" in leaking
     driver = "\n".join(render_memory(_memory(hosts_end=200.0, driver_end=150.0)))
     assert "**not met**" in driver                                   # the driver grew 30 MB while it ran
+
+
+def test_bench_reproductions_refreshes_only_the_table_from_the_reports(tmp_path):
+    """`nowemu bench --reproductions` rewrites the full reproductions' rows from the reports and leaves the
+    rest of the file; a file without the table is bad input (exit 2)."""
+    from emu.tools import bench, cli
+    out = tmp_path / "benchmarks.md"
+    out.write_text("\n".join(["# bench", "", bench.REPRODUCTIONS_HEAD, "|---|", "| stale | row |", "", "tail", ""]))
+    assert cli.main(["bench", "--reproductions", "--out", str(out)]) == 0
+    lines = out.read_text().split("\n")
+    rows = bench.reproduction_rows()
+    assert rows and lines == ["# bench", "", bench.REPRODUCTIONS_HEAD, "|---|", *rows, "", "tail", ""]
+    (tmp_path / "empty.md").write_text("nothing\n")
+    assert cli.main(["bench", "--reproductions", "--out", str(tmp_path / "empty.md")]) == 2

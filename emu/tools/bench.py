@@ -15,6 +15,7 @@ Every figure in the file is produced by the run that writes it:
 
     nowemu bench              full run (half an hour or so on 2 cores)
     nowemu bench --quick      smaller runs, to check that it works
+    nowemu bench --reproductions   only re-read the full reproductions' reports into the file's table
 """
 from __future__ import annotations
 
@@ -196,14 +197,12 @@ def render(mach: dict, cmd: str, p: dict, model: dict, paced: dict, view: dict, 
           f"{'' if r['aim'] is None else 'met' if r['wall'] < r['aim'] else '**not met**'} |" for r in papers]
     L += ["", "### Full reproductions", "",
           "Each full `nowemu reproduce` measures its own wall time and writes it at the head of its report; this "
-          "table is read from those reports (`emu.tools.bench.reproductions`) when the bench is written, so the date "
+          "table is read from those reports (`emu.tools.bench.reproductions`) when the bench is written, or again by "
+          "`nowemu bench --reproductions` alone, so the date "
           "and the machine's load are those of the reproduction, not of this bench. Aims on 2 cores: paper 000 "
           "under 10 minutes (issue 3), paper 002 under 90 and paper 004 under 15 (issue 21), papers 001 and 003 "
           "(each of its two reproductions) under 60 (issues 22, 25, 26).", "",
-          "| report | written | runs | read back | run time summed (min) | wall (min) | aim |",
-          "|---|---|--:|--:|--:|--:|---|"]
-    L += [f"| {r['report']} | {r['date']} | {r['runs']} | {r['read_back']} | {r['run_time'] / 60:.1f} | "
-          f"{r['wall'] / 60:.1f} | {_reproduction_aim(r)} |" for r in reproductions()]
+          REPRODUCTIONS_HEAD, "|---|---|--:|--:|--:|--:|---|", *reproduction_rows()]
     L += [""] + render_memory(memory)
     L += ["## 7. What the numbers mean", "",
           "- *jobs / s*: jobs completed over wall time (best of "
@@ -270,6 +269,32 @@ def reproductions() -> list[dict]:
         if head:
             rows.append({"report": f"docs/reproductions/{path.name}", **head, "aim": REPRODUCTION_AIMS.get(path.stem)})
     return rows
+
+
+REPRODUCTIONS_HEAD = "| report | written | runs | read back | run time summed (min) | wall (min) | aim |"
+
+
+def reproduction_rows() -> list[str]:
+    return [f"| {r['report']} | {r['date']} | {r['runs']} | {r['read_back']} | {r['run_time'] / 60:.1f} | "
+            f"{r['wall'] / 60:.1f} | {_reproduction_aim(r)} |" for r in reproductions()]
+
+
+def refresh_reproductions(out: Path) -> int:
+    """`nowemu bench --reproductions`: re-read the full reproductions' reports into the table of an existing
+    bench file, measuring nothing (a reproduction rerun after the bench would otherwise leave it stale)."""
+    lines = Path(out).read_text().split("\n") if Path(out).exists() else []
+    if REPRODUCTIONS_HEAD not in lines:
+        print(f"{out}: no full reproductions table to refresh (write the file with nowemu bench first)",
+              file=sys.stderr)
+        return 2
+    first = lines.index(REPRODUCTIONS_HEAD) + 2
+    last = first
+    while last < len(lines) and lines[last].startswith("|"):
+        last += 1
+    lines[first:last] = reproduction_rows()
+    Path(out).write_text("\n".join(lines))
+    print(f"refreshed the full reproductions' table in {out}")
+    return 0
 
 
 def _reproduction_aim(r: dict) -> str:

@@ -5,7 +5,7 @@
                         [--set key=value ...] [--view/--no-view]
     nowemu validate SCENARIO [--set key=value ...]
     nowemu list [DIR]
-    nowemu bench [--quick] [--out docs/benchmarks.md]
+    nowemu bench [--quick | --reproductions] [--out docs/benchmarks.md]
     nowemu sweep SCENARIO [--seeds N] [--set key=v1,v2,... ...] [--runtime inline|stepped|paced] [--address A]
                           [--out DIR] [--parallel K]
     nowemu report RESULTS... [--out DIR]
@@ -69,6 +69,8 @@ def build_parser() -> argparse.ArgumentParser:
     b = sub.add_parser("bench", help="measure speed and write docs/benchmarks.md", epilog=EXAMPLES["bench"])
     b.add_argument("--quick", action="store_true", help="smaller runs (a minute or two)")
     b.add_argument("--out", default="docs/benchmarks.md")
+    b.add_argument("--reproductions", action="store_true",
+                   help="measure nothing: re-read the full reproductions' reports into OUT's table")
     sw = sub.add_parser("sweep", help="run a scenario over parameter axes and seeds, one Ray task per run",
                         epilog=EXAMPLES["sweep"])
     sw.add_argument("scenario")
@@ -234,11 +236,13 @@ def _print_summary(console, summary: dict, out: Path) -> None:
 
 
 def cmd_bench(args) -> int:
+    from emu.tools import bench
+    if args.reproductions:
+        return bench.refresh_reproductions(Path(args.out))
     try:
         import simpy  # noqa: F401  (the other side of the bench's M/M/1 comparison; an optional extra)
     except ImportError:
         raise ScenarioError('bench: needs SimPy, the M/M/1 comparison\'s other side: pip install -e ".[bench]"') from None
-    from emu.tools import bench
     return bench.main(quick=args.quick, out=Path(args.out))
 
 
