@@ -208,11 +208,12 @@ task ahead of it: it preempts). This base is
         "p": ("number", 0.3, "eq. (2)'s weight of the past count (P)"),
         # spec 001 ambiguity register row 6: at each insertion (default) or at each dispatch
         "mes_update": (("insert", "dispatch"), "insert", "when eq. (2) is applied: insert or dispatch"),
-        # row 4: the dynamic mode's insertion at the top (Algorithm 1's line 5, RQ[0] := task_h) preempts the
-        # running task, which its policy puts back in the queue behind it: the paper's RQ[0] "is the currently
-        # executing task", and the dynamic coscheduling it cites [15] runs the receiver on a message's arrival.
-        # false: it becomes the next to run (spec 001's reading, from "overtakes")
-        "preempt": ("bool", True, "a task put on top preempts the running one"),
+        # row 4: whether the dynamic mode's insertion at the top (Algorithm 1's line 5, RQ[0] := task_h) preempts
+        # the running task, which its policy then puts back behind it. Default: no, it becomes the next to run
+        # (spec 001's reading); the paper's notation (RQ[0] "is the currently executing task") leans to yes, but
+        # a full reproduction under it had CSM fault more than RR and PRED, against the paper's Figs. 8a and 10a
+        # (docs/p001.md)
+        "preempt": ("bool", False, "a task put on top preempts the running one"),
     }
 
     def top(self) -> int:

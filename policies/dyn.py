@@ -1,7 +1,7 @@
 """DYN (paper 001, after Sobalvarro et al. [15]): dynamic coscheduling, Algorithm 1's dynamic mode without
-its memory condition. A distributed task with a message waiting for it goes to the top of the run queue (RQ[0], the
-running task's place: it preempts, unless `preempt = false`; not bounded by the starvation counters); every
-other task to the bottom."""
+its memory condition. A distributed task with a message waiting for it goes to the top of the run queue (the
+next to run: no preemption, the spec's default reading of RQ[0]; not bounded by the starvation counters);
+every other task to the bottom."""
 from policies.base import Insertion
 
 

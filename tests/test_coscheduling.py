@@ -63,7 +63,7 @@ def test_case_iii_and_iv_a_waiting_message_goes_to_the_top_only_where_the_mode_s
         node.counts[3] = 1
         h.mes = 0.5
         at = insertion(name).insert(list(queue), h, "unblock", node)
-        assert at == (-1 if top else 2), (over, name)        # -1: ahead of the running task (it preempts)
+        assert at == (0 if top else 2), (over, name)
     assert all(j.de == 0 for j in queue)      # a jump to the top counts no overtakes
 
 

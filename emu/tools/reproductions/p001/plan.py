@@ -51,7 +51,7 @@ FIG4_SMALL = ["cluster.nodes=8", "workload.0.jobs=16", "workload.1.parallel.task
 FIG4_PROBES = {
     "as is": [],
     "1-s bursts": ['workload.1.parallel.burst="1 s"', 'workload.2.parallel.burst="1 s"'],
-    "no preemption at the top": ["cpu.insertion.preempt=false"],
+    "preemption at the top": ["cpu.insertion.preempt=true"],
     "per-page LRU": ['memory.lru="page"'],
     "J1 and J2 of 24K and 32K pages": ['workload.1.memory.demand="96 MB"', 'workload.2.memory.demand="128 MB"'],
     "local tasks of 3600 s": ['workload.0.lifetime.mean="3600 s"'],
