@@ -282,7 +282,7 @@ def reproduction_rows() -> list[str]:
 def refresh_reproductions(out: Path) -> int:
     """`nowemu bench --reproductions`: re-read the full reproductions' reports into the table of an existing
     bench file, measuring nothing (a reproduction rerun after the bench would otherwise leave it stale)."""
-    lines = Path(out).read_text().split("\n") if Path(out).exists() else []
+    lines = out.read_text().split("\n") if out.exists() else []
     if REPRODUCTIONS_HEAD not in lines:
         print(f"{out}: no full reproductions table to refresh (write the file with nowemu bench first)",
               file=sys.stderr)
@@ -292,7 +292,7 @@ def refresh_reproductions(out: Path) -> int:
     while last < len(lines) and lines[last].startswith("|"):
         last += 1
     lines[first:last] = reproduction_rows()
-    Path(out).write_text("\n".join(lines))
+    out.write_text("\n".join(lines))
     print(f"refreshed the full reproductions' table in {out}")
     return 0
 

@@ -112,8 +112,8 @@ def _medium(med, bursts) -> list[Claim]:
     ]
 
 
-WHY_PRED_FAULTS = ("per second of CPU, over every run of the case, parallel tasks fault {par_rr} under RR against {par_pred} under PRED, local tasks "
-                   "{loc_rr} against {loc_pred}. The runs differ in load, not only in order: at the same arrivals, "
+WHY_PRED_FAULTS = ("per second of CPU, over every run of the case, parallel tasks fault {par_rr} under RR against "
+                   "{par_pred} under PRED, local tasks {loc_rr} against {loc_pred}. The runs differ in load, not only in order: at the same arrivals, "
                    "PRED's runs hold less memory than RR's (N_k.mem / M time-averaged while jobs arrive, paired by "
                    "seed) by {held}")
 WHY_LRU = (". {verdict} the LRU's granularity: with per-page stamps (`memory.lru = \"page\"`, mem_load 1 at {burst}-ms "
