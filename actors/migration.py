@@ -30,7 +30,7 @@ class Migration:
         node = self.node
         image = job.demand() if job.start >= 0 else 0.0
         job.state = "in_transit"
-        payload = {"job": None, "sent": node.q.now, **fields}
+        payload = {"job": None, "sent": node.q.now, **fields, **self._messages(job, dest)}
         data = self.data(job) if kind != "job_return" else 0.0
         if data > 0:
             node.moving[job.id] = job
@@ -63,7 +63,7 @@ class Migration:
         node, kind = self.node, env.kind
         node.count_population()
         job.net += node.q.now - env.payload["sent"]
-        if job.group >= 0 and job.start >= 0:      # a parallel task that ran: the messages it brings along
+        if job.group >= 0:                  # a parallel task: the messages it brings along, none to forward now
             node.queues.join(job, env.payload.get("inbox", ()))
         if kind == "job_return" and job.start >= 0:     # a refused migration: it goes on where it ran
             node.admit(job)
@@ -80,11 +80,12 @@ class Migration:
                 node.admit(job)
         else:
             node.log("refused", job=job.id, src=env.sender)
-            self.ship(job, env.sender, "job_return", reason="refused", **self._messages(job, env.sender))
+            self.ship(job, env.sender, "job_return", reason="refused")
 
     def _messages(self, job, dest: int) -> dict:
-        """A parallel task leaving after it ran: the messages in for it go along, those to come follow it."""
-        if job.group < 0 or job.start < 0:
+        """A parallel task leaving, whether it ran here, was refused or is sent on from its pool: the messages in
+        for it go along, those to come follow it (its partners send where it was mapped)."""
+        if job.group < 0:
             return {}
         got = self.node.queues.leave(job, dest)
         return {"inbox": got} if got else {}
@@ -120,7 +121,7 @@ class Migration:
         node.unseat(job)
         node.memory_changed()
         job.migrations += 1
-        at = self.ship(job, dest, "migrate", **self._messages(job, dest))
+        at = self.ship(job, dest, "migrate")
         data = self.data(job)
         node.log("migrate", job=job.id, src=node.id, dest=dest, bytes=job.demand(),
                  cost=None if at is None else at - node.q.now, **({"data": data} if data else {}))

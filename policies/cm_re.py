@@ -33,9 +33,10 @@ class CMRemoteExecution(RemoteExecution):
         super().__init__(**params)
         self.sent = SentSinceView()           # node -> memory demand (the job count: in the index)
 
-    def target(self, job, node, here: int = 1):
-        """Where `job` should run by the CM rule (None: here), `here` jobs like it counted on this node."""
-        view = self.view(job, node, here)
+    def target(self, job, node, here: int = 1, planned: list = ()):
+        """Where `job` should run by the CM rule (None: here), `here` jobs like it counted on this node and one on
+        each peer `planned` (a parallel job's tasks mapped so far, not yet sent: policies/task_mapping.py)."""
+        view = self.view(job, node, here, planned)
         index = self.overload(view, node.id)
         if index is None:
             return None
@@ -43,10 +44,10 @@ class CMRemoteExecution(RemoteExecution):
             return min(sorted(view), key=lambda p: (view[p][1] - view[p][2], p != node.id, p))
         return min(sorted(view), key=lambda p: (view[p][0] / view[p][3], p != node.id, p))
 
-    def view(self, job, node, here: int = 1) -> dict:
+    def view(self, job, node, here: int = 1, planned: list = ()) -> dict:
         """Node -> (jobs, memory demand, memory, speed) as this node sees them, `here` jobs like `job` counted
-        here and what it has sent since the view was refreshed counted there (a peer that has not reported yet:
-        idle, as the cluster starts, with this node's memory and speed)."""
+        here, one on each peer `planned`, and what it has sent since the view was refreshed counted there (a
+        peer that has not reported yet: idle, as the cluster starts, with this node's memory and speed)."""
         sent = self.sent.of(node)
         idle = (0, 0.0, node.pager.user_memory, node.speed)
         view = {p: idle for p in node.peers()}
@@ -56,6 +57,9 @@ class CMRemoteExecution(RemoteExecution):
         for p, demand in sent.items():
             if p in view:
                 view[p] = (view[p][0], view[p][1] + demand, *view[p][2:])
+        for p in planned:       # their demand is in `sent` already (`count`), their number in the index not yet
+            if p != node.id:
+                view[p] = (view[p][0] + 1, *view[p][1:])
         return view
 
     def overload(self, view: dict, i: int) -> int | None:

@@ -34,14 +34,14 @@ class HeterogeneousIOCMRemoteExecution(TaskMapping):
         return self.io.report(node)
 
     def place_one(self, job, node):
-        return self.place_task(job, node, 0) if job.migratable else node.id
+        return self.place_task(job, node, []) if job.migratable else node.id
 
-    def place_task(self, job, node, home: int) -> int:
-        pager, here = node.pager, home + 1
+    def place_task(self, job, node, nodes: list) -> int:
+        pager, here = node.pager, nodes.count(node.id) + 1
         paging = implicit_io_load(pager.fault_rate, pager.demand + here * job.demand(), pager.user_memory)
         if explicit_io_load(node) + here * job.io_rate > (len(node.jobs) + here) * paging:
             return self.io.target(job, node, here)
-        return self.mem.sent_to(job, self.mem.target(job, node, here), node)
+        return self.mem.sent_to(job, self.mem.target(job, node, here, nodes), node)
 
 
 POLICY = HeterogeneousIOCMRemoteExecution

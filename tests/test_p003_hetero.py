@@ -84,7 +84,7 @@ def test_cpu_re_counts_jobs_per_unit_of_speed():
     assert policy.overload(view, 0) is None                              # 4 jobs, not above 2 x 2
     view[0] = (5, 0.0, MB, 1.0)
     assert policy.overload(view, 0) == 0
-    policy.view = lambda job, node, here=1: view
+    policy.view = lambda job, node, here=1, planned=(): view
     assert policy.target(Job(1, 0, 0.0, 1.0), SimpleNamespace(id=0)) == 1
 
 

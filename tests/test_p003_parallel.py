@@ -1,9 +1,11 @@
 """Paper 003 (Qin's thesis), Chapter 4: parallel jobs of bulk-synchronous tasks with I/O, the policies that map
 them (NLB, CPU, MEM, IOCM-RE, IOCM-PM) and the job-level slowdown."""
 from collections import Counter, defaultdict
+from types import SimpleNamespace
 
 import pytest
 
+import policies
 from actors.job import Job
 from actors.message_queues import MessageQueues
 from emu.inputs.workload import generate
@@ -105,6 +107,33 @@ def test_a_migrating_task_takes_its_messages_along_and_the_rest_follow_it():
     there.moved[5, 2] = (0, 1024.0)                           # it had been there before: it is back
     there.join(task, got)
     assert (5, 2) not in there.moved and there.take(Job(7, 0, 0.0, 1.0, group=5, rank=2, iteration=3)) == 2
+
+
+def test_cpu_counts_each_task_of_a_job_where_it_maps_it():
+    """A job's tasks are mapped at once and sent afterwards (the index counts a task once it is sent): each counts
+    where it goes for the next, so the job spreads over the peers of fewest jobs instead of piling on the one
+    (a Ch. 7 run once put 11 tasks of 287 MB on one node, which paged for ever)."""
+    node = SimpleNamespace(id=0, index={p: {"jobs": n, "demand": 0.0, "memory": 1e9, "speed": 1.0}
+                                        for p, n in ((1, 0), (2, 1), (3, 1))},
+                           pager=SimpleNamespace(demand=0.0, user_memory=1e9), jobs=dict.fromkeys(range(4)),
+                           speed=1.0, peers=lambda: [0, 1, 2, 3], view_refreshes=0)
+    task = Job(id=1, home=0, arrival=0.0, work=1.0, group=1, memory=[[0.0, 1e6]])
+    task.tasks = 9
+    nodes = policies.load("cpu_re")().map_tasks(task, node)      # home holds 4 jobs: its threshold
+    assert Counter(nodes) == {1: 4, 2: 3, 3: 2}
+
+
+def test_a_task_refused_where_it_was_mapped_keeps_its_partners_and_their_messages_find_it():
+    """Without swap, a node whose memory is taken refuses a task mapped to it: back at home, the task is placed as
+    a job of its own, its partners kept, and the messages sent where it was mapped follow it (they were once left
+    there, the job blocked for ever, and its tasks were remapped back and forth 20,000 times)."""
+    r = run("p003/parallel.toml", "cluster.nodes=8", 'cluster.memory="320 MB"', 'cluster.swap="0 MB"',
+            "workload.0.jobs=4", "workload.1.jobs=6", "workload.1.parallel.sizes=[6, 8]",
+            'workload.0.arrival.span="20 s"', 'workload.1.arrival.span="20 s"', "policy=cpu_re",
+            'stop.when="time"', 'stop.time="3000 s"')
+    refused = [e for e in r["events"] if e["event"] == "refused"]
+    assert refused and {j["state"] for j in r["jobs"]} == {"done"}
+    assert_balanced(r)
 
 
 def test_iocm_pm_preempts_running_tasks_whose_jobs_then_finish():
