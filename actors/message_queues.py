@@ -10,8 +10,9 @@ woken task back in the run queue sees it: dynamic coscheduling's signal). A sent
 queue until it arrives: under a constant latency (paper 001's network) the sender knows when that is, so
 nothing needs to tell it.
 
-A task that migrates (paper 003's IOCM-PM) takes the messages already in for it along (`leave`, `join`), and
-the node it left forwards those still on their way to it (`moved`): its partners keep sending where it was.
+A task that leaves a node (migrated by paper 003's IOCM-PM, refused where it was mapped and sent back, or sent
+on from the pending pool) takes the messages already in for it along (`leave`, `join`), and the node it left
+forwards those still on their way to it (`moved`): its partners keep sending where it was mapped.
 """
 from __future__ import annotations
 
