@@ -163,6 +163,8 @@ CASES = {
                                            ["'policy.timeout'", "at least 0"]),
     "reserving among no candidates": Case([(POLICY, '[policy]\nname = "m_reservation"\ncandidates = 0\n')],
                                           ["'policy.candidates'", "at least 1"]),
+    "a buffer cache as large as memory": Case([('bandwidth = "40 MB/s"', 'bandwidth = "40 MB/s"\nbuffer_cache = "512 MB"')],
+                                              ["'disk.buffer_cache'", "memory"]),
     "a negative pause": Case([(POLICY, '[policy]\nname = "pause_and_migrate"\npause = "-60 s"\n')],
                              ["'policy.pause'", "at least 0"]),
     # bugs these tests found (now fixed)

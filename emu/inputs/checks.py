@@ -147,9 +147,9 @@ def check_owner(path: str, base: Path, o: dict, nodes: int) -> None:
 
 
 def check_pieces(path: str, scenario: dict) -> None:
-    """Pieces that need each other: paper 001's page-level memory and run-queue insertion policy need the
-    quantum CPU (they act at each dispatch), a CPU held through remote faults (paper 002) the fluid one, and tasks
-    that the policy maps need a policy that maps them."""
+    """Pieces that need each other: a buffer cache needs memory left beside it, paper 001's page-level memory and
+    run-queue insertion policy need the quantum CPU (they act at each dispatch), a CPU held through remote faults
+    (paper 002) the fluid one, and tasks that the policy maps need a policy that maps them."""
     import policies
     maps_tasks = policies.load(scenario["policy"]["name"]).maps_tasks
     quantum = scenario["cpu"]["mode"] == "quantum"
@@ -161,6 +161,11 @@ def check_pieces(path: str, scenario: dict) -> None:
                             f"reference at each dispatch)")
     if scenario["cpu"]["insertion"] is not None and not quantum:
         raise ScenarioError(f"{path}: field 'cpu.insertion': needs cpu.mode = 'quantum' (a run queue)")
+    buffer, kinds = scenario["disk"]["buffer_cache"], scenario["cluster"]["kinds"] or [scenario["cluster"]]
+    smallest = min(kind["memory"] for kind in kinds)
+    if buffer >= smallest:      # it comes out of the node's memory: none would be left to the jobs
+        raise ScenarioError(f"{path}: field 'disk.buffer_cache': expected less than the smallest node's memory "
+                            f"({smallest:,.0f} bytes), got {buffer:,.0f}")
     if not any(w["jobs"] for w in scenario["workload"]):
         raise ScenarioError(f"{path}: field 'workload.jobs': expected at least one job in some stream, got none")
     for i, w in enumerate(scenario["workload"]):
