@@ -5,9 +5,10 @@ scenario, is placed by the scheme's own rule (`place_one`).
 
 The default mapping is the one a policy for sequential jobs makes of a parallel job: each task a job of its own
 arriving at the home node, in rank order (`place_task`, told where the job's earlier tasks go, since none of
-them is resident or counted in the load index yet: they are sent once the whole job is mapped). Paper 003's Ch. 4 baselines are such policies (CPU after Eager et al.
-and Harchol-Balter and Downey, MEM after Zhang et al., NLB), where IOCM-RE alone chooses "a group of nodes"
-for the job (policies/iocm_re.py); under no load balancing every task runs at home.
+them is resident or counted in the load index yet: they are sent once the whole job is mapped). Paper 003's
+Ch. 4 baselines are such policies (CPU after Eager et al. and Harchol-Balter and Downey, MEM after Zhang et al.,
+NLB), where IOCM-RE alone chooses "a group of nodes" for the job (policies/iocm_re.py); under no load balancing
+every task runs at home.
 """
 from policies.base import Policy
 

@@ -126,7 +126,8 @@ def test_cpu_counts_each_task_of_a_job_where_it_maps_it():
 def test_a_task_refused_where_it_was_mapped_keeps_its_partners_and_their_messages_find_it():
     """Without swap, a node whose memory is taken refuses a task mapped to it: back at home, the task is placed as
     a job of its own, its partners kept, and the messages sent where it was mapped follow it (they were once left
-    there, the job blocked for ever, and its tasks were remapped back and forth 20,000 times)."""
+    there, the job blocked for ever, and its tasks were remapped back and forth: 4,586 remote executions in this
+    run's 3000 s before the fix)."""
     r = run("p003/parallel.toml", "cluster.nodes=8", 'cluster.memory="320 MB"', 'cluster.swap="0 MB"',
             "workload.0.jobs=4", "workload.1.jobs=6", "workload.1.parallel.sizes=[6, 8]",
             'workload.0.arrival.span="20 s"', 'workload.1.arrival.span="20 s"', "policy=cpu_re",
