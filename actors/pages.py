@@ -18,13 +18,16 @@ The paper's node model, as its spec reads it (spec 001 §3.4, §5.4, ambiguity r
   resident tasks' `vir`), is below the frames M, else vir x M / N_k.mem; they are its first working set (and
   the pages after it if there are more), taken from LRU victims as needed. A finished task frees its pages.
 
-Per task, two numpy arrays over its virtual pages (resident or not; each page's stamp, inf while out) and the
-oldest resident page found so far (recomputed only when that page may have changed): no per-page Python
-objects. A stamp is not a time but the count of the node's page uses (references and loads) so far: uses at
-one instant keep their order (a task dispatched just after another faulted, at the same time, is the more
-recently used), and no two uses tie. A task-granular dispatch costs O(1): it records its stamp (`last`),
-and a page of the current window counts as stamped max(its own stamp, last); the window's stamps are written
-once, when its phase ends. Pages stamped together (a window, an admission) go lowest first.
+Per task, two numpy arrays over its virtual pages (resident or not; each page's stamp, inf while out) and an
+eviction queue, its oldest resident pages in order, found together by one pass over its stamps: no per-page
+Python objects, and no pass over a task's pages per fault. A page's stamp only ever rises while it is resident
+(a use makes it the newest), so pages outside the queue stay newer than those in it, and the queue holds
+until its head is used (the task was dispatched, raising its window): then it is found again. A stamp is not
+a time but the count of the node's page uses (references and loads) so far: uses at one instant keep their
+order (a task dispatched just after another faulted, at the same time, is the more recently used), and no two
+uses tie. A task-granular dispatch costs O(1): it records its stamp (`last`), and a page of the current window
+counts as stamped max(its own stamp, last); the window's stamps are written once, when its phase ends. Pages
+stamped together (a window, an admission) go lowest first.
 """
 from __future__ import annotations
 
@@ -33,11 +36,12 @@ import math
 import numpy as np
 
 INF = float("inf")
+QUEUE = 64          # pages a task's eviction queue holds: at most one pass over its stamps per 64 evictions
 
 
 class TaskPages:
     __slots__ = ("vir", "ws", "ws_sd", "phase", "wrk", "off", "phase_end", "res", "resident", "stamp", "last",
-                 "oldest")
+                 "queue", "queued", "pos")
 
     def __init__(self, vir: int, ws: float, ws_sd: float, phase: float):
         self.vir, self.ws, self.ws_sd, self.phase = vir, ws, ws_sd, phase
@@ -46,7 +50,9 @@ class TaskPages:
         self.resident = np.zeros(vir, dtype=bool)
         self.stamp = np.full(vir, INF)
         self.last = -INF                        # its last dispatch in this phase (task-granular stamps)
-        self.oldest: tuple | None = None        # (stamp, page) of its oldest resident page; None: not known
+        self.queue: list[int] = []              # its oldest resident pages, oldest first (`PageMemory._oldest`)
+        self.queued: list[float] = []           # their stamps when queued
+        self.pos = 0                            # the queue's head
 
     def stamps(self) -> np.ndarray:
         """Every page's stamp as of now: the current window's raised to the last dispatch."""
@@ -97,7 +103,6 @@ class PageMemory:
         t.resident[pages] = True
         t.stamp[pages] = self.uses
         t.res = res
-        t.oldest = (float(self.uses), int(pages.min()))
         self.used += res
         self.tasks[job.id] = t
 
@@ -119,12 +124,8 @@ class PageMemory:
             if not t.resident[page]:
                 return page
             t.stamp[page] = self.uses
-            if t.oldest is not None and t.oldest[1] == page:
-                t.oldest = None
             return -1
         t.last = self.uses
-        if t.oldest is not None and off <= t.oldest[1] < off + wrk:
-            t.oldest = None
         return -1 if t.resident[page] else page
 
     def load(self, job, page: int) -> None:
@@ -137,7 +138,7 @@ class PageMemory:
             self._evict(1)
         self.uses += 1
         t.resident[page] = True
-        t.stamp[page] = self.uses           # the newest page: never the task's oldest
+        t.stamp[page] = self.uses           # the newest page: after every page of its queue
         t.res += 1
         self.used += 1
 
@@ -146,19 +147,30 @@ class PageMemory:
         if t.last != -INF:          # the old window's stamps, written down
             t.stamp = t.stamps()
             t.last = -INF
-            t.oldest = None
         rng, vir = self.rng, t.vir
         wrk = int(round(rng.gauss(t.ws * vir, t.ws_sd * vir)))
         t.wrk = min(max(wrk, 1), vir)
         t.off = rng.randrange(vir - t.wrk + 1)
         t.phase_end = done + rng.expovariate(1.0 / t.phase) if t.phase > 0 else INF
 
-    def _oldest(self, t: TaskPages) -> tuple:
-        if t.oldest is None:
-            stamps = t.stamps()
-            page = int(stamps.argmin())
-            t.oldest = (float(stamps[page]), page)
-        return t.oldest
+    def _oldest(self, t: TaskPages) -> float:
+        """The stamp of `t`'s oldest resident page, which is then at the head of its queue."""
+        if t.pos < len(t.queue):
+            page = t.queue[t.pos]
+            stamp = t.stamp[page]
+            if t.last > stamp and t.off <= page < t.off + t.wrk:
+                stamp = t.last
+            if stamp == t.queued[t.pos]:
+                return stamp
+        # emptied, or its head used since (a dispatch raised the window): the first QUEUE pages of the order
+        stamps = t.stamps()
+        k = min(QUEUE, t.res)
+        kth = np.partition(stamps, k - 1)[k - 1]
+        older = np.flatnonzero(stamps < kth)
+        older = older[np.argsort(stamps[older], kind="stable")]
+        pages = np.concatenate((older, np.flatnonzero(stamps == kth)[:k - len(older)]))   # ties: lowest first
+        t.queue, t.queued, t.pos = pages.tolist(), stamps[pages].tolist(), 0
+        return t.queued[0]
 
     def _evict(self, n: int) -> None:
         """Free `n` frames: the oldest resident pages of the node, whoever owns them."""
@@ -168,14 +180,14 @@ class PageMemory:
             victim, best = None, INF
             for t in self.tasks.values():
                 if t.res:
-                    stamp = self._oldest(t)[0]
+                    stamp = self._oldest(t)
                     if stamp < best or victim is None:
                         victim, best = t, stamp
-            page = victim.oldest[1]
+            page = victim.queue[victim.pos]
+            victim.pos += 1
             victim.resident[page] = False
             victim.stamp[page] = INF
             victim.res -= 1
-            victim.oldest = None
             self.used -= 1
             return
         owners = [t for t in self.tasks.values() if t.res]
@@ -188,7 +200,6 @@ class PageMemory:
                 t.resident[mine] = False
                 t.stamp[mine] = INF
                 t.res -= len(mine)
-                t.oldest = None
         self.used -= n
 
 
