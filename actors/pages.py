@@ -41,7 +41,7 @@ QUEUE = 64          # pages a task's eviction queue holds: at most one pass over
 
 class TaskPages:
     __slots__ = ("vir", "ws", "ws_sd", "phase", "wrk", "off", "phase_end", "res", "resident", "stamp", "last",
-                 "queue", "queued", "pos")
+                 "queue", "queued", "pos", "cold", "hot", "hot_last")
 
     def __init__(self, vir: int, ws: float, ws_sd: float, phase: float):
         self.vir, self.ws, self.ws_sd, self.phase = vir, ws, ws_sd, phase
@@ -53,6 +53,8 @@ class TaskPages:
         self.queue: list[int] = []              # its oldest resident pages, oldest first (`PageMemory._oldest`)
         self.queued: list[float] = []           # their stamps when queued
         self.pos = 0                            # the queue's head
+        self.cold = True                        # pages outside the window may be resident (this phase)
+        self.hot, self.hot_last = 0, -INF       # the window's oldest page as of the dispatch stamped hot_last
 
     def stamps(self) -> np.ndarray:
         """Every page's stamp as of now: the current window's raised to the last dispatch."""
@@ -147,44 +149,77 @@ class PageMemory:
         if t.last != -INF:          # the old window's stamps, written down
             t.stamp = t.stamps()
             t.last = -INF
+        t.cold = True
         rng, vir = self.rng, t.vir
         wrk = int(round(rng.gauss(t.ws * vir, t.ws_sd * vir)))
         t.wrk = min(max(wrk, 1), vir)
         t.off = rng.randrange(vir - t.wrk + 1)
         t.phase_end = done + rng.expovariate(1.0 / t.phase) if t.phase > 0 else INF
 
-    def _oldest(self, t: TaskPages) -> float:
-        """The stamp of `t`'s oldest resident page, which is then at the head of its queue."""
-        if t.pos < len(t.queue):
-            page = t.queue[t.pos]
+    def _oldest(self, t: TaskPages) -> tuple[float, int]:
+        """(stamp, page) of `t`'s oldest resident page."""
+        queue, queued = t.queue, t.queued
+        while t.pos < len(queue):
+            page = queue[t.pos]
             stamp = t.stamp[page]
             if t.last > stamp and t.off <= page < t.off + t.wrk:
                 stamp = t.last
-            if stamp == t.queued[t.pos]:
-                return stamp
-        # emptied, or its head used since (a dispatch raised the window): the first QUEUE pages of the order
-        stamps = t.stamps()
+            if stamp == queued[t.pos]:
+                return stamp, page
+            t.pos += 1                      # used (or evicted) since it was queued: newer than the rest
+        if t.last == -INF:
+            return self._queue(t, t.stamp)
+        # dispatched in this phase (task-granular): every page outside the window is older than all in it, and
+        # no page leaves the window or enters memory outside it until the phase ends
+        if t.cold:
+            outside = t.stamp.copy()
+            outside[t.off:t.off + t.wrk] = INF
+            head = self._queue(t, outside)
+            if head:
+                return head
+            t.cold = False
+        return self._window(t)
+
+    @staticmethod
+    def _queue(t: TaskPages, stamps: np.ndarray) -> tuple | None:
+        """Queue the first QUEUE resident pages in the order of `stamps` (inf: none), equal stamps lowest page
+        first; the head, if any."""
         k = min(QUEUE, t.res)
         kth = np.partition(stamps, k - 1)[k - 1]
         older = np.flatnonzero(stamps < kth)
-        older = older[np.argsort(stamps[older], kind="stable")]
-        pages = np.concatenate((older, np.flatnonzero(stamps == kth)[:k - len(older)]))   # ties: lowest first
+        pages = older[np.argsort(stamps[older], kind="stable")]
+        if kth < INF:
+            pages = np.concatenate((pages, np.flatnonzero(stamps == kth)[:k - len(older)]))
         t.queue, t.queued, t.pos = pages.tolist(), stamps[pages].tolist(), 0
-        return t.queued[0]
+        return (t.queued[0], t.queue[0]) if t.queue else None
+
+    @staticmethod
+    def _window(t: TaskPages) -> tuple[float, int]:
+        """The oldest page of a window dispatched in this phase: the pages its last dispatch stamped tie, lowest
+        first (found by a cursor that only moves on until the next dispatch), then those loaded since."""
+        stamp, last, end = t.stamp, t.last, t.off + t.wrk
+        if t.hot_last != last:
+            t.hot, t.hot_last = t.off, last
+        while t.hot < end:
+            if stamp[t.hot] < last:
+                return last, t.hot
+            ahead = np.flatnonzero(stamp[t.hot:min(t.hot + QUEUE, end)] < last)
+            t.hot += int(ahead[0]) if len(ahead) else QUEUE
+        window = stamp[t.off:end]
+        page = int(window.argmin())
+        return float(window[page]), t.off + page
 
     def _evict(self, n: int) -> None:
         """Free `n` frames: the oldest resident pages of the node, whoever owns them."""
         if n <= 0:
             return
         if n == 1:
-            victim, best = None, INF
+            victim, best, page = None, INF, -1
             for t in self.tasks.values():
                 if t.res:
-                    stamp = self._oldest(t)
+                    stamp, oldest = self._oldest(t)
                     if stamp < best or victim is None:
-                        victim, best = t, stamp
-            page = victim.queue[victim.pos]
-            victim.pos += 1
+                        victim, best, page = t, stamp, oldest
             victim.resident[page] = False
             victim.stamp[page] = INF
             victim.res -= 1

@@ -1,13 +1,14 @@
 """A developer's check that a change meant to be a pure speed-up (or refactoring) changes no output: run a fixed
-set of small scenarios, covering every policy family and both network media, with two checkouts, and compare
-their results folders byte for byte (summary.json without its wall times and file paths).
+set of small scenarios, covering every paper's policy families, both network media and the page-level memory,
+with two checkouts, and compare their results folders byte for byte (summary.json without its wall times and
+file paths).
 
     cd OLD_CHECKOUT && python -m tests.regression run /tmp/before      # e.g. a `git worktree` of the base
     cd NEW_CHECKOUT && python -m tests.regression run /tmp/after
     python -m tests.regression compare /tmp/before /tmp/after          # exit 1 and a line per difference
 
-`python -m` from a checkout imports that checkout's code. The set takes about a minute on 2 cores. It is not a
-test of its own: the results it compares depend on NumPy's random streams, which NumPy does not promise to
+`python -m` from a checkout imports that checkout's code. The set takes about two minutes on 2 cores. It is not
+a test of its own: the results it compares depend on NumPy's random streams, which NumPy does not promise to
 keep across releases, so there is no stored golden output; both sides run on the same machine.
 """
 from __future__ import annotations
@@ -32,6 +33,16 @@ SET = {      # name: (scenario, overrides)
     "p004-linger_longer": ("p004/ll_c1.toml", ["policy=linger_longer", "workload.jobs=16"]),
     "p004-pause_and_migrate": ("p004/ll_c1.toml", ["policy=pause_and_migrate", "workload.jobs=16"]),
     "p004-parallel": ("p004/ll_p1.toml", []),
+    "p001-csm-25ms": ("p001/high.toml", ["workload.0.jobs=240", "workload.1.jobs=8", "workload.2.jobs=8", "seed=3",
+                                         'workload.1.parallel.burst="25 ms"', 'workload.2.parallel.burst="25 ms"']),
+    "p001-rr-lru_page": ("p001/medium.toml", ["cpu.insertion.name=rr", 'memory.lru="page"', "workload.0.jobs=160",
+                                              "workload.1.jobs=5", "workload.2.jobs=5"]),
+    "p003-iocm": ("p003/io.toml", ["policy=iocm", "workload.jobs=40", 'workload.arrival.span="40 s"',
+                                   'workload.lifetime.max="20 s"', 'workload.io.initial_data="10 MB"']),
+    "p003-iocm_pm-parallel": ("p003/parallel.toml", ["policy=iocm_pm", "cluster.nodes=6", "workload.0.jobs=8",
+                                                     "workload.1.jobs=5", "workload.1.parallel.sizes=[2, 3, 4]",
+                                                     'workload.0.arrival.span="20 s"',
+                                                     'workload.1.arrival.span="20 s"']),
     "quickstart": ("quickstart.toml", []),
     "quickstart-gossip": ("quickstart.toml", ["load_index.exchange=gossip"]),
 }
