@@ -18,16 +18,20 @@ The paper's node model, as its spec reads it (spec 001 §3.4, §5.4, ambiguity r
   resident tasks' `vir`), is below the frames M, else vir x M / N_k.mem; they are its first working set (and
   the pages after it if there are more), taken from LRU victims as needed. A finished task frees its pages.
 
-Per task, two numpy arrays over its virtual pages (resident or not; each page's stamp, inf while out) and an
-eviction queue, its oldest resident pages in order, found together by one pass over its stamps: no per-page
-Python objects, and no pass over a task's pages per fault. A page's stamp only ever rises while it is resident
-(a use makes it the newest), so pages outside the queue stay newer than those in it, and the queue holds
-until its head is used (the task was dispatched, raising its window): then it is found again. A stamp is not
-a time but the count of the node's page uses (references and loads) so far: uses at one instant keep their
-order (a task dispatched just after another faulted, at the same time, is the more recently used), and no two
-uses tie. A task-granular dispatch costs O(1): it records its stamp (`last`), and a page of the current window
-counts as stamped max(its own stamp, last); the window's stamps are written once, when its phase ends. Pages
-stamped together (a window, an admission) go lowest first.
+Per task, two numpy arrays over its virtual pages (resident or not; each page's stamp, inf while out): no
+per-page Python objects. A stamp is not a time but the count of the node's page uses (references and loads) so
+far: uses at one instant keep their order (a task dispatched just after another faulted, at the same time, is
+the more recently used), and no two uses tie. A task-granular dispatch costs O(1): it records its stamp
+(`last`), and a page of the current window counts as stamped max(its own stamp, last); the window's stamps are
+written once, when its phase ends. Pages stamped together (a window, an admission) go lowest first.
+
+A fault on a full node takes the oldest page of all its tasks, so each task keeps its oldest page at hand
+rather than search its pages at every fault (`_oldest`): an eviction queue, its first 64 pages in order, found
+by one pass over its stamps. A resident page's stamp only ever rises, so pages outside the queue stay newer
+than those in it, and an entry used since it was queued is skipped. Once a task is dispatched in its phase,
+every page outside its window is older than every page in it, and none enters memory outside it until the
+phase ends: the queue holds those outside pages only, and after them a cursor walks the window in page order
+(the pages the last dispatch stamped tie), starting over at each dispatch.
 """
 from __future__ import annotations
 

@@ -155,7 +155,7 @@ def test_p002_quick_writes_every_run_and_its_report(ray_local, tmp_path):
     # the papers' own arithmetic: §6.1's 29.3 % below LS_RE and §7's 38 % below LS_Net_RAM put LS_Net_RAM above LS_RE
     assert "## The papers' own inconsistencies" in text and "make LS_Net_RAM take 1.14, 1.13, 0.83" in text
     # picked up with --resume: every run is read back, none is run again, and the claims are the same
-    (runs / "spec-t1" / "ls_re-s1" / "summary.json").unlink()            # as if stopped before its end
+    (runs / "net-n4" / "local-100_Mbps-s1" / "summary.json").unlink()    # as if stopped before its end (a short one)
     (runs / "invocations.jsonl").unlink()          # as if made before OUT kept them: the first is read from the head
     resume = ["reproduce", "p002", "--quick", "--out", str(runs), "--resume", "--report", str(report)]
     assert cli.main(resume) == 0
