@@ -18,20 +18,13 @@ The paper's node model, as its spec reads it (spec 001 §3.4, §5.4, ambiguity r
   resident tasks' `vir`), is below the frames M, else vir x M / N_k.mem; they are its first working set (and
   the pages after it if there are more), taken from LRU victims as needed. A finished task frees its pages.
 
-Per task, two numpy arrays over its virtual pages (resident or not; each page's stamp, inf while out): no
-per-page Python objects. A stamp is not a time but the count of the node's page uses (references and loads) so
-far: uses at one instant keep their order (a task dispatched just after another faulted, at the same time, is
-the more recently used), and no two uses tie. A task-granular dispatch costs O(1): it records its stamp
-(`last`), and a page of the current window counts as stamped max(its own stamp, last); the window's stamps are
-written once, when its phase ends. Pages stamped together (a window, an admission) go lowest first.
-
-A fault on a full node takes the oldest page of all its tasks, so each task keeps its oldest page at hand
-rather than search its pages at every fault (`_oldest`): an eviction queue, its first 64 pages in order, found
-by one pass over its stamps. A resident page's stamp only ever rises, so pages outside the queue stay newer
-than those in it, and an entry used since it was queued is skipped. Once a task is dispatched in its phase,
-every page outside its window is older than every page in it, and none enters memory outside it until the
-phase ends: the queue holds those outside pages only, and after them a cursor walks the window in page order
-(the pages the last dispatch stamped tie), starting over at each dispatch.
+Per task, two numpy arrays over its virtual pages (resident or not; each page's stamp, inf while out) and the
+oldest resident page found so far (recomputed only when that page may have changed): no per-page Python
+objects. A stamp is not a time but the count of the node's page uses (references and loads) so far: uses at
+one instant keep their order (a task dispatched just after another faulted, at the same time, is the more
+recently used), and no two uses tie. A task-granular dispatch costs O(1): it records its stamp (`last`),
+and a page of the current window counts as stamped max(its own stamp, last); the window's stamps are written
+once, when its phase ends. Pages stamped together (a window, an admission) go lowest first.
 """
 from __future__ import annotations
 
@@ -40,12 +33,11 @@ import math
 import numpy as np
 
 INF = float("inf")
-QUEUE = 64          # pages a task's eviction queue holds: at most one pass over its stamps per 64 evictions
 
 
 class TaskPages:
     __slots__ = ("vir", "ws", "ws_sd", "phase", "wrk", "off", "phase_end", "res", "resident", "stamp", "last",
-                 "queue", "queued", "pos", "cold", "hot", "hot_last")
+                 "oldest")
 
     def __init__(self, vir: int, ws: float, ws_sd: float, phase: float):
         self.vir, self.ws, self.ws_sd, self.phase = vir, ws, ws_sd, phase
@@ -54,11 +46,7 @@ class TaskPages:
         self.resident = np.zeros(vir, dtype=bool)
         self.stamp = np.full(vir, INF)
         self.last = -INF                        # its last dispatch in this phase (task-granular stamps)
-        self.queue: list[int] = []              # its oldest resident pages, oldest first (`PageMemory._oldest`)
-        self.queued: list[float] = []           # their stamps when queued
-        self.pos = 0                            # the queue's head
-        self.cold = True                        # pages outside the window may be resident (this phase)
-        self.hot, self.hot_last = 0, -INF       # the window's oldest page as of the dispatch stamped hot_last
+        self.oldest: tuple | None = None        # (stamp, page) of its oldest resident page; None: not known
 
     def stamps(self) -> np.ndarray:
         """Every page's stamp as of now: the current window's raised to the last dispatch."""
@@ -109,6 +97,7 @@ class PageMemory:
         t.resident[pages] = True
         t.stamp[pages] = self.uses
         t.res = res
+        t.oldest = (float(self.uses), int(pages.min()))
         self.used += res
         self.tasks[job.id] = t
 
@@ -130,8 +119,12 @@ class PageMemory:
             if not t.resident[page]:
                 return page
             t.stamp[page] = self.uses
+            if t.oldest is not None and t.oldest[1] == page:
+                t.oldest = None
             return -1
         t.last = self.uses
+        if t.oldest is not None and off <= t.oldest[1] < off + wrk:
+            t.oldest = None
         return -1 if t.resident[page] else page
 
     def load(self, job, page: int) -> None:
@@ -144,7 +137,7 @@ class PageMemory:
             self._evict(1)
         self.uses += 1
         t.resident[page] = True
-        t.stamp[page] = self.uses           # the newest page: after every page of its queue
+        t.stamp[page] = self.uses           # the newest page: never the task's oldest
         t.res += 1
         self.used += 1
 
@@ -153,80 +146,36 @@ class PageMemory:
         if t.last != -INF:          # the old window's stamps, written down
             t.stamp = t.stamps()
             t.last = -INF
-        t.cold = True
+            t.oldest = None
         rng, vir = self.rng, t.vir
         wrk = int(round(rng.gauss(t.ws * vir, t.ws_sd * vir)))
         t.wrk = min(max(wrk, 1), vir)
         t.off = rng.randrange(vir - t.wrk + 1)
         t.phase_end = done + rng.expovariate(1.0 / t.phase) if t.phase > 0 else INF
 
-    def _oldest(self, t: TaskPages) -> tuple[float, int]:
-        """(stamp, page) of `t`'s oldest resident page."""
-        queue, queued = t.queue, t.queued
-        while t.pos < len(queue):
-            page = queue[t.pos]
-            stamp = t.stamp[page]
-            if t.last > stamp and t.off <= page < t.off + t.wrk:
-                stamp = t.last
-            if stamp == queued[t.pos]:
-                return stamp, page
-            t.pos += 1                      # used (or evicted) since it was queued: newer than the rest
-        if t.last == -INF:
-            return self._queue(t, t.stamp)
-        # dispatched in this phase (task-granular): every page outside the window is older than all in it, and
-        # no page leaves the window or enters memory outside it until the phase ends
-        if t.cold:
-            outside = t.stamp.copy()
-            outside[t.off:t.off + t.wrk] = INF
-            head = self._queue(t, outside)
-            if head:
-                return head
-            t.cold = False
-        return self._window(t)
-
-    @staticmethod
-    def _queue(t: TaskPages, stamps: np.ndarray) -> tuple | None:
-        """Queue the first QUEUE resident pages in the order of `stamps` (inf: none), equal stamps lowest page
-        first; the head, if any."""
-        k = min(QUEUE, t.res)
-        kth = np.partition(stamps, k - 1)[k - 1]
-        older = np.flatnonzero(stamps < kth)
-        pages = older[np.argsort(stamps[older], kind="stable")]
-        if kth < INF:
-            pages = np.concatenate((pages, np.flatnonzero(stamps == kth)[:k - len(older)]))
-        t.queue, t.queued, t.pos = pages.tolist(), stamps[pages].tolist(), 0
-        return (t.queued[0], t.queue[0]) if t.queue else None
-
-    @staticmethod
-    def _window(t: TaskPages) -> tuple[float, int]:
-        """The oldest page of a window dispatched in this phase: the pages its last dispatch stamped tie, lowest
-        first (found by a cursor that only moves on until the next dispatch), then those loaded since."""
-        stamp, last, end = t.stamp, t.last, t.off + t.wrk
-        if t.hot_last != last:
-            t.hot, t.hot_last = t.off, last
-        while t.hot < end:
-            if stamp[t.hot] < last:
-                return last, t.hot
-            ahead = np.flatnonzero(stamp[t.hot:min(t.hot + QUEUE, end)] < last)
-            t.hot += int(ahead[0]) if len(ahead) else QUEUE
-        window = stamp[t.off:end]
-        page = int(window.argmin())
-        return float(window[page]), t.off + page
+    def _oldest(self, t: TaskPages) -> tuple:
+        if t.oldest is None:
+            stamps = t.stamps()
+            page = int(stamps.argmin())
+            t.oldest = (float(stamps[page]), page)
+        return t.oldest
 
     def _evict(self, n: int) -> None:
         """Free `n` frames: the oldest resident pages of the node, whoever owns them."""
         if n <= 0:
             return
         if n == 1:
-            victim, best, page = None, INF, -1
+            victim, best = None, INF
             for t in self.tasks.values():
                 if t.res:
-                    stamp, oldest = self._oldest(t)
+                    stamp = self._oldest(t)[0]
                     if stamp < best or victim is None:
-                        victim, best, page = t, stamp, oldest
+                        victim, best = t, stamp
+            page = victim.oldest[1]
             victim.resident[page] = False
             victim.stamp[page] = INF
             victim.res -= 1
+            victim.oldest = None
             self.used -= 1
             return
         owners = [t for t in self.tasks.values() if t.res]
@@ -239,6 +188,7 @@ class PageMemory:
                 t.resident[mine] = False
                 t.stamp[mine] = INF
                 t.res -= len(mine)
+                t.oldest = None
         self.used -= n
 
 

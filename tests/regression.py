@@ -7,9 +7,11 @@ file paths).
     cd NEW_CHECKOUT && python -m tests.regression run /tmp/after
     python -m tests.regression compare /tmp/before /tmp/after          # exit 1 and a line per difference
 
-`python -m` from a checkout imports that checkout's code. The set takes about two minutes on 2 cores. It is not
-a test of its own: the results it compares depend on NumPy's random streams, which NumPy does not promise to
-keep across releases, so there is no stored golden output; both sides run on the same machine.
+`python -m` from a checkout imports that checkout's code; a script run as `python FILE.py` imports the
+editable install's, whatever the working directory (a timing of two checkouts that way times one twice). The
+set takes about two minutes on 2 cores. It is not a test of its own: the results it compares depend on NumPy's
+random streams, which NumPy does not promise to keep across releases, so there is no stored golden output;
+both sides run on the same machine.
 """
 from __future__ import annotations
 

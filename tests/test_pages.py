@@ -54,7 +54,7 @@ def test_a_task_not_scheduled_loses_its_pages_first():
 def oldest_page(mem: PageMemory) -> tuple:
     """The node's least recently used page, found the slow way: (task, page) of the smallest stamp as of now,
     equal stamps lowest page first."""
-    stamp, owner, page = min((float(t.stamps()[p]), i, p) for i, t in mem.tasks.items()
+    _, owner, page = min((float(t.stamps()[p]), i, p) for i, t in mem.tasks.items()
                              for p in np.flatnonzero(t.resident))
     return owner, int(page)
 
@@ -62,8 +62,8 @@ def oldest_page(mem: PageMemory) -> tuple:
 @pytest.mark.parametrize("lru, frames", [("task", 500), ("page", 500), ("task", 40)])
 def test_memory_is_conserved_and_faults_take_the_oldest_page_under_random_use(lru, frames):
     """Phases, dispatches, admissions and exits at random: every fault on a full node takes the page that the
-    stamps, read whole, say is the oldest (the eviction queues and the window's cursor are shortcuts to it, never
-    another answer). At 40 frames a task keeps a few pages, often only those loaded since it was dispatched."""
+    stamps, read whole, say is the oldest (each task's cached oldest page is a shortcut to it, never another
+    answer). At 40 frames a task keeps a few pages, often only those loaded since it was dispatched."""
     rng = random.Random(3)
     mem = PageMemory(frames, random.Random(4), lru)
     live = []
@@ -95,7 +95,7 @@ def test_fault_frequency_matches_the_corrected_eq3():
     t = mem.tasks[1]
     out = np.arange(1000) >= 300                        # keep 300 pages: the corrected eq. (3) says 0.7
     t.resident[out], t.stamp[out], t.res = False, np.inf, 300
-    mem.used = 300
+    mem.used, t.oldest = 300, None
     faults = sum(mem.reference(j) >= 0 for _ in range(20_000))
     assert faults / 20_000 == pytest.approx(0.7, abs=0.01)
 
