@@ -1,3 +1,4 @@
+import json
 import os
 from collections import Counter
 from pathlib import Path
@@ -53,6 +54,30 @@ def assert_balanced(result: dict) -> None:
         else:
             expected += w["jobs"] * max(1, w["parallel"]["tasks"])
     assert metrics["jobs_submitted"] + metrics["jobs_not_arrived"] == metrics["jobs_replaced"] + expected
+
+
+
+# summary.json's fields that describe the run rather than the model: the runtime, its Ray hosts and actors,
+# and wall-clock times
+RUNTIME = ("runtime", "hosts", "actors", "startup_time", "wall_time")
+
+
+def assert_identical_folders(inline: dict, stepped: dict, tmp_path) -> None:
+    """Every file of the two runs' results folders byte for byte (summary.json but for RUNTIME)."""
+    from emu.engine import results
+    folders = {}
+    for name, result in (("inline", inline), ("stepped", stepped)):
+        results.write(result, tmp_path / name)
+        folders[name] = tmp_path / name
+    files = sorted(p.name for p in folders["inline"].iterdir())
+    assert files == sorted(p.name for p in folders["stepped"].iterdir())
+    for file in files:
+        a, b = (folders[k] / file for k in ("inline", "stepped"))
+        if file == "summary.json":
+            a, b = ({k: v for k, v in json.loads(x.read_text()).items() if k not in RUNTIME} for x in (a, b))
+            assert a == b
+        else:
+            assert a.read_bytes() == b.read_bytes(), file
 
 
 os.environ.setdefault("PYTHONHASHSEED", "0")

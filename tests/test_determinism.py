@@ -1,38 +1,15 @@
 """Determinism: the same scenario and seed give byte-identical results under inline and stepped, every file of
 the results folder (summary.json but for what says how it ran: RUNTIME); another seed gives other results.
 Stepped runs on a real embedded Ray, one actor per workstation."""
-import json
-
 import pytest
 
 from emu.engine import results
-from tests.conftest import assert_balanced, run
-
-# summary.json's fields that describe the run rather than the model: the runtime, its Ray hosts and actors,
-# and wall-clock times
-RUNTIME = ("runtime", "hosts", "actors", "startup_time", "wall_time")
+from tests.conftest import assert_balanced, assert_identical_folders, run
 
 
 def jobs_csv(result, path):
     results.write(result, path)
     return (path / "jobs.csv").read_bytes()
-
-
-def assert_identical_folders(inline: dict, stepped: dict, tmp_path) -> None:
-    folders = {}
-    for name, result in (("inline", inline), ("stepped", stepped)):
-        results.write(result, tmp_path / name)
-        folders[name] = tmp_path / name
-    files = sorted(p.name for p in folders["inline"].iterdir())
-    assert files == sorted(p.name for p in folders["stepped"].iterdir())
-    for file in files:
-        a, b = (folders[k] / file for k in ("inline", "stepped"))
-        if file == "summary.json":
-            a, b = ({k: v for k, v in json.loads(x.read_text()).items() if k not in RUNTIME} for x in (a, b))
-            assert a == b
-        else:
-            assert a.read_bytes() == b.read_bytes(), file
-
 
 @pytest.mark.ray
 @pytest.mark.parametrize("overrides", [
@@ -65,11 +42,14 @@ def test_same_seed_same_results_other_seed_other_results(tmp_path):
     # hours: millions of windows of 0.05 ms stepped)
     ("p000/spec.toml", ("cluster.nodes=6", "workload.jobs=60", 'workload.arrival.span="1200 s"', 'stop.when="time"',
                         'stop.time="1000 s"')),
-    ("quickstart.toml", ("policy=net_ram", "network.medium=bus", 'cluster.memory="48 MB"', "workload.jobs=20")),
-    # paper 001: page memory, insertion by CSM, ring tasks mapped by least memory and messaging between actors
+    # paper 001: page memory, insertion by CSM, ring tasks mapped by least memory and messaging between actors;
+    # arrivals and lifetimes shortened to a minute of virtual time (about 700 faults, two 4-task rings): a stepped
+    # run's cost is its windows, and the scenario's own span (about 2600 s) took 90 s; at 10 ms latency, 15 s
     ("p001/medium.toml", ("cluster.nodes=4", "workload.0.jobs=6", "workload.1.jobs=3", "workload.2.jobs=2",
                           "workload.1.parallel.sizes=[1]", "workload.2.parallel.sizes=[2, 4]",
-                          'workload.1.lifetime.mean="20 s"', 'workload.2.lifetime.mean="20 s"')),
+                          'workload.0.arrival.mean_interarrival="1 s"', 'workload.1.arrival.mean_interarrival="4 s"',
+                          'workload.2.arrival.mean_interarrival="4 s"', 'workload.0.lifetime.mean="5 s"',
+                          'workload.1.lifetime.mean="5 s"', 'workload.2.lifetime.mean="8 s"', 'network.latency="10 ms"')),
     # paper 003: I/O through the re-access buffer model, IO-RE's index in the load reports
     ("p003/io.toml", ("workload.jobs=20", 'workload.arrival.span="60 s"', 'workload.lifetime.max="20 s"',
                       'network.latency="2 ms"',            # stepped's windows are a latency long

@@ -10,7 +10,7 @@ from emu.engine import cluster
 from emu.inputs import scenario
 from emu.inputs.workload import generate
 from policies.net_ram import borrow
-from tests.conftest import SCENARIOS, assert_balanced, load, run
+from tests.conftest import SCENARIOS, assert_balanced, assert_identical_folders, load, run
 
 MB = 2 ** 20
 PAGE = 4096
@@ -138,16 +138,15 @@ def test_a_hosts_own_jobs_come_before_its_guests(paging):
 
 @pytest.mark.ray
 def test_network_ram_on_a_bus_is_identical_inline_and_stepped(ray_local, tmp_path):
-    from emu.engine import results
+    """Network RAM on a shared bus (the bus a participant of its own), with migration: every file of the results
+    folder byte for byte across runtimes (tests/test_determinism.py's check, for paper 002's family)."""
     # the earlier, lighter paging model: the same mechanism in a few thousand windows instead of a million; the
     # first 1000 s (the first remote pages come before it): a stepped run's cost is its windows, one per bus latency
     args = ("p002/spec.toml", *SMALL, "policy=ls_net_ram", "network.bandwidth=\"100 Mbps\"",
             "memory.fault_model=overflow", 'memory.fault_rate="800 /s"', 'stop.when="time"', 'stop.time="1000 s"')
     inline, stepped = run(*args), run(*args, runtime="stepped")
     assert inline["summary"]["metrics"]["total_remote_paging_time"] > 0
-    results.write(inline, tmp_path / "inline")
-    results.write(stepped, tmp_path / "stepped")
-    assert (tmp_path / "inline" / "jobs.csv").read_bytes() == (tmp_path / "stepped" / "jobs.csv").read_bytes()
+    assert_identical_folders(inline, stepped, tmp_path)
     assert_balanced(stepped)
     assert [bp["role"] for bp in cluster.blueprints(load(*args))][-2:] == ["collector", "bus"]
 
