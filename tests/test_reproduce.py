@@ -166,7 +166,7 @@ def test_p002_quick_writes_every_run_and_its_report(ray_local, tmp_path):
 
 
 def test_p001_quick_writes_every_run_and_its_report(ray_local, tmp_path):
-    """`nowemu reproduce p001 --quick`: Fig. 4's static workload on 8 nodes under PRED and CSM, one point of each
+    """`nowemu reproduce p001 --quick`: Fig. 4's static workload on 4 nodes under PRED and CSM, one point of each
     dynamic workload under its three policies, and the paced run beside inline. The report's figures are the
     runs' own: J1's and J2's ends from their slowdowns (eq. 10), the dynamic tables from the runs' summaries."""
     report = tmp_path / "p001.md"

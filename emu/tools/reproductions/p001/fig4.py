@@ -19,11 +19,11 @@ WHY_RESIDENCY = ("J2 gains pages under both policies: its faults load pages into
                  "(their residency halves, plot fig4.png), so J2 grows from theirs rather than from J1's")
 PAPER_J1_END = 5400.0                   # s: J1's end under CSM in the paper
 # Why CSM's lead is small here: J1's share of N1's CPU once the local tasks are gone, and the same comparison
-# under the other readings of plan.FIG4_PROBES (8 nodes)
+# under the other readings of plan.FIG4_PROBES (on the probes' nodes)
 WHY_FIG4 = ("once the local tasks end, J1 and J2 are each node's only tasks, and with memory full a fault of either "
             "takes its page from the other (the least recently run task): J1's share of N1's CPU from the last local task's end "
             "(at {t_local} s) to its own end was {pred} under PRED and {csm} under CSM; to end at {end:g} s it would need "
-            "{need}. Nor do other readings give CSM a lead near the paper's: on 8 nodes ({seeds}), J1 ends earlier "
+            "{need}. Nor do other readings give CSM a lead near the paper's: on {nodes} nodes ({seeds}), J1 ends earlier "
             "under CSM by {probes}")
 
 
@@ -110,9 +110,10 @@ def _why_fig4(fig4: list[dict], records: dict) -> str:
     share = {p: fmt(*mean_ci([x[1] for x in v]), 1, 100, " %") for p, v in got.items()}
     probes = [(label, records[f"fig4-probe-{k}"]) for k, label in enumerate(FIG4_PROBES) if f"fig4-probe-{k}" in records]
     seeds = sorted({r["seed"] for _, rs in probes for r in select(rs)})
+    nodes = sorted({r["config"]["cluster"]["nodes"] for _, rs in probes for r in select(rs)})
     return WHY_FIG4.format(t_local=fmt(*mean_ci([x[0] for x in got["csm"]]), 0), pred=share["pred"],
                            csm=share["csm"], end=PAPER_J1_END, need=fmt(*mean_ci([x[2] for x in got["csm"]]), 1, 100, " %"),
-                           seeds="seed " + ", ".join(map(str, seeds)) if seeds else "not run",
+                           nodes=" or ".join(map(str, nodes)), seeds="seed " + ", ".join(map(str, seeds)) if seeds else "not run",
                            probes="; ".join(f"{fmt(*_earlier(rs, 'J1'), 1, 100, ' %')} ({label})" for label, rs in probes)
                            or "(the probes were not run)")
 

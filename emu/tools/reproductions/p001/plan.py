@@ -21,8 +21,8 @@ values: spec 001's sweep runs from 0.1 to 10 mean slices; three points of it kee
 within its hour: at 10-ms bursts a medium run took 90-130 s here, five times one at 100 ms, in an interrupted
 `nowemu reproduce p001` of 2026-11-26; each run's own time is `wall_time` in its summary.json). pdt's values in Figs. 5-6 are not given either: 0.2, 0.5 and 0.8.
 
-`--quick` (CI): Fig. 4 on 8 nodes, one point of each dynamic workload with a quarter of the jobs, and the
-paced comparison with a fifth of its jobs.
+`--quick` (CI): Fig. 4 on 4 nodes, one point of each dynamic workload with an eighth of the jobs (a quarter of
+the low one's), and the paced comparison with a fifth of its jobs.
 """
 from __future__ import annotations
 
@@ -48,6 +48,7 @@ PAIRS = {"low": "cpu.insertion.name=rr,dyn,csm", "medium": "cpu.insertion.name=r
 # Fig. 4's workload on 8 nodes (8 tasks of J1 and J2, 16 local tasks), and the readings probed on it: none is
 # the paper's (it gives no sizes, works or frequency), each is one a reader might take
 FIG4_SMALL = ["cluster.nodes=8", "workload.0.jobs=16", "workload.1.parallel.tasks=8", "workload.2.parallel.tasks=8"]
+FIG4_QUICK = ["cluster.nodes=4", "workload.0.jobs=8", "workload.1.parallel.tasks=4", "workload.2.parallel.tasks=4"]
 FIG4_PROBES = {
     "as is": [],
     "1-s bursts": ['workload.1.parallel.burst="1 s"', 'workload.2.parallel.burst="1 s"'],
@@ -127,11 +128,12 @@ def _bursts(burst: int) -> list[str]:
 def experiments(quick: bool, seeds: int | None) -> list[Experiment]:
     n = seeds or (1 if quick else SEEDS)
     dyn = seeds or (1 if quick else DYNAMIC_SEEDS)
-    out = [Experiment("fig4", "p001/fig4.toml", ["cpu.insertion.name=pred,csm", *(FIG4_SMALL if quick else [])], n)]
-    out += [Experiment(f"fig4-probe-{k}", "p001/fig4.toml", ["cpu.insertion.name=pred,csm", *FIG4_SMALL, *sets],
+    out = [Experiment("fig4", "p001/fig4.toml", ["cpu.insertion.name=pred,csm", *(FIG4_QUICK if quick else [])], n)]
+    out += [Experiment(f"fig4-probe-{k}", "p001/fig4.toml",
+                       ["cpu.insertion.name=pred,csm", *(FIG4_QUICK if quick else FIG4_SMALL), *sets],
                        seeds or (1 if quick else PROBE_SEEDS))
             for k, sets in enumerate(FIG4_PROBES.values()) if k == 1 or not quick]          # quick: one, to run the code
-    fewer = ["workload.0.jobs=160", "workload.1.jobs=5", "workload.2.jobs=5"] if quick else []
+    fewer = ["workload.0.jobs=80", "workload.1.jobs=3", "workload.2.jobs=3"] if quick else []
     for pdt in (0.5,) if quick else PDTS:
         jobs = split(pdt, LOW_JOBS // 4 if quick else LOW_JOBS)
         out.append(Experiment(f"low-pdt{pdt}", "p001/low.toml", [PAIRS["low"], *jobs, *arrivals("low", pdt, MIT["low", pdt])], dyn))
