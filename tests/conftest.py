@@ -24,6 +24,15 @@ def ray_local():
     ray.shutdown()
 
 
+def two_at_a_time(fn, items) -> list:
+    """fn over items in two spawned processes (the machine's two cores; CI's time is capped): for a test of a
+    property of many seeds. fn must be importable (a module-level function)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
+        return list(pool.map(fn, items))
+
+
 def load(name: str, *overrides: str) -> dict:
     from emu.inputs import scenario
     return scenario.load(SCENARIOS / name, list(overrides))

@@ -10,7 +10,7 @@ from emu.inputs.checks import BURSTS
 from emu.inputs.errors import ScenarioError
 from emu.inputs.owner_data import read_bursts
 from emu.inputs.owners import nonidle_flags, owners
-from tests.conftest import SCENARIOS, assert_balanced, load, run
+from tests.conftest import SCENARIOS, assert_balanced, load, run, two_at_a_time
 
 N1 = "p004/ll_n1.toml"
 
@@ -129,14 +129,18 @@ def test_synthetic_trace_matches_the_published_shares():
     assert owners(short, 4)[3]["utilization"] != first
 
 
+def first_hour_nonidle(seed: int) -> float:
+    """The share of the first hour the owners of 64 nodes are nonidle, averaged over the nodes."""
+    hour = ('stop.when="time"', 'stop.time="1 h"')
+    return float(np.mean([o["nonidle"] for o in owners(load("p004/ll_c1.toml", *hour, f"seed={seed}"), 64)]))
+
+
 def test_synthetic_owners_start_stationary():
     """A run starts at a random moment of the owners' day, so its first hour is nonidle the long-run 46 % of
     the time on average (Table 1's throughput is measured over that hour). Starting a fresh episode at time 0
     made it 48.2 %: the first episode is entered length-biased, at a uniform point. 100 seeds x 64 nodes;
     the sampling error of the mean is about 0.4 points."""
-    hour = ('stop.when="time"', 'stop.time="1 h"')
-    shares = [np.mean([o["nonidle"] for o in owners(load("p004/ll_c1.toml", *hour, f"seed={seed}"), 64)])
-              for seed in range(1, 101)]
+    shares = two_at_a_time(first_hour_nonidle, range(1, 101))
     assert np.mean(shares) == pytest.approx(0.46, abs=0.012)
 
 

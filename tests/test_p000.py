@@ -3,9 +3,7 @@ hand-built load index (spec 000 §6 oracles 8 and the §4.2 rules), and on the e
 (total idle memory stays large while no workstation can take a job) and reservation at work, scaled down."""
 import itertools
 import math
-import multiprocessing
 import random
-from concurrent.futures import ProcessPoolExecutor
 from types import SimpleNamespace
 
 import pytest
@@ -15,7 +13,7 @@ from policies.ls_net_ram import NetworkRAMLoadSharing
 from policies.ls_re import LoadSharing
 from policies.m_reservation import MemoryReservation
 from policies.suspension import JobSuspension
-from tests.conftest import assert_balanced, load, run
+from tests.conftest import assert_balanced, load, run, two_at_a_time
 
 MB = 2 ** 20
 VERSIONS = itertools.count()        # every hand-built view is a new one (policies cache per view version)
@@ -293,8 +291,7 @@ def test_blocking_signature():
     Trace-3): the bar is one node's memory whatever the cluster's size, so on 8 nodes (a quarter of the
     memory) the lineage's fault model, which keeps overflowing nodes full, leaves it in about a fifth of the
     blocked samples, against four fifths here (about 25 s)."""
-    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
-        seeds = list(pool.map(blocked_samples, (1, 2, 3)))
+    seeds = two_at_a_time(blocked_samples, (1, 2, 3))
     blocked, large = [], []
     for times, mine in seeds:
         assert len(mine) > 0.2 * times
