@@ -70,7 +70,8 @@ def test_bench_without_simpy_says_what_to_install(monkeypatch, capsys, tmp_path)
 def test_report_head_reads_back_what_it_writes():
     from emu.tools.reproduce import _head, read_head
     for resumed, earlier, wall, count in ((0, (), 1937.0, 1), (17, (), 1937.0, 1),
-                                          (17, [{"wall": 600.0, "made": 17}], 2537.0, 2)):
+                                          (17, [{"wall": 600.0, "made": 17}], 2537.0, 2),
+                                          (17, [{"wall": 600.0, "made": 17, "stopped": True}], 2537.0, 2)):
         text = "Written by `nowemu reproduce p000` " + _head("2026-11-24 18:55 UTC", 60, "inline", 3269.4, 1937.2,
                                                              resumed, earlier) + " on vm (Linux)."
         assert read_head(text) == {"date": "2026-11-24 18:55 UTC", "runs": 60, "run_time": 3269.0, "wall": wall,
@@ -95,6 +96,26 @@ def test_a_resumed_report_counts_the_wall_time_of_the_invocations_that_made_its_
     (out / INVOCATIONS).write_text('{"date": "d", "wall": 100.0, "made": 10}\n{"date": "e", "wall": 50.0, "made": 5}\n')
     assert [e["wall"] for e in _earlier(out, report, 15)] == [100.0, 50.0]
     assert _earlier(out, report, 16) == []                       # one more run than they made
+
+
+def test_a_stopped_invocation_is_counted_up_to_its_last_finished_run(tmp_path):
+    """An invocation keeps its record so far (wall time, runs made) as each run ends; stopped before its end, it
+    leaves that record, which the next --resume enters in invocations.jsonl, marked stopped, and the report's
+    head says so."""
+    from emu.tools.reproduce import INVOCATIONS, RUNNING, _earlier, _enter_stopped, _head, _keep_running
+    out = tmp_path / "runs"
+    out.mkdir()
+    (out / INVOCATIONS).write_text('{"date": "d", "wall": 100.0, "made": 10}\n')
+    _keep_running(out, {"date": "e", "wall": 30.0, "made": 2})
+    _keep_running(out, {"date": "e", "wall": 70.0, "made": 3})                # the last run's end replaces the record
+    _enter_stopped(out)
+    assert not (out / RUNNING).exists() and not list(out.glob("*.tmp"))
+    earlier = _earlier(out, tmp_path / "p.md", 13)
+    assert earlier == [{"date": "d", "wall": 100.0, "made": 10}, {"date": "e", "wall": 70.0, "made": 3, "stopped": True}]
+    head = _head("f", 20, "inline", 500.0, 40.0, 13, earlier)
+    assert "210 s of wall time over 3 invocations" in head and "1 of them stopped before its end" in head
+    _enter_stopped(out)                                                       # nothing left to enter: no change
+    assert len((out / INVOCATIONS).read_text().splitlines()) == 2
 
 
 def test_bench_reads_the_head_of_every_full_reproduction_report():

@@ -163,6 +163,10 @@ def test_p002_quick_writes_every_run_and_its_report(ray_local, tmp_path):
     assert "which read 31 of the runs from the earlier ones" in report.read_text()
     assert [line for line in report.read_text().splitlines() if line.startswith(("| Fig. ", "| §"))] == claims
     assert cli.main(resume) == 0 and "over 3 invocations" in report.read_text()   # the first stays counted
+    (runs / "net-n4" / "local-100_Mbps-s1" / "summary.json").unlink()
+    (runs / "invocation-running.json").write_text('{"date": "d", "wall": 5.0, "made": 0}')   # one stopped early
+    assert cli.main(resume) == 0 and "over 5 invocations" in report.read_text()
+    assert "1 of them stopped before its end" in report.read_text() and not (runs / "invocation-running.json").exists()
 
 
 def test_p001_quick_writes_every_run_and_its_report(ray_local, tmp_path):

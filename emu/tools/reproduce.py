@@ -13,6 +13,8 @@ A paper is a module `emu.tools.reproductions.<paper>` (a file, or a package when
 Every run is a Ray task (`emu.tools.sweep_runs.execute`) writing its own results folder under OUT, so any number
 in the report can be traced to a run. Each invocation adds its wall time to OUT/invocations.jsonl: a report
 resumed from runs made by earlier invocations gives the wall time of all of them (what the runs took to make).
+One stopped before its end (a session cut short) is entered by the next `--resume`, from the record it kept as
+each run ended: its wall time up to its last finished run (a run cut short is made again, and counted then).
 The report (default docs/reproductions/<paper>.md, or <paper>-quick.md) is written whole by this command and
 never edited by hand; plots go beside it (matplotlib, optional).
 """
@@ -154,15 +156,22 @@ def main(args) -> int:
             r["experiment"], r["dir"], r["samples"] = e.name, f"{e.name}/{r['dir']}", e.samples
             r["folder"] = out / r["dir"]            # an analysis may read a run's own files (its events)
         runs += planned
-    start = time.perf_counter()
+    if args.resume:
+        _enter_stopped(out)
+    start, made = time.perf_counter(), 0
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console, transient=not console.is_terminal) as bar:
         task = bar.add_task(f"reproduce {args.paper}: {len(runs)} runs", total=len(runs))
         log = sweep_runs.run_log(console, len(runs))
 
         def done(r):
+            nonlocal made
             bar.advance(task)
             log(r)
+            if not r.get("resumed"):
+                made += 1
+                _keep_running(out, {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                                    "wall": time.perf_counter() - start, "made": made})
         paced = [r for r in runs if r["runtime"] == "paced"]     # a paced run keeps time: nothing beside it
         sweep_runs.execute([r for r in runs if r["runtime"] != "paced"], out, args.address, done=done, resume=args.resume)
         sweep_runs.execute(paced, out, args.address, parallel=1, done=done, resume=args.resume)
@@ -173,6 +182,7 @@ def main(args) -> int:
         for e in ([] if kept else earlier) + [{"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                                                "wall": wall, "made": sum(1 for r in runs if not r.get("resumed"))}]:
             fh.write(json.dumps(e) + "\n")
+    (out / RUNNING).unlink(missing_ok=True)
     failed = [r for r in runs if r["error"]]
     records = {e.name: [r for r in runs if r["experiment"] == e.name] for e in experiments}
     plots = report.parent / stem
@@ -202,12 +212,30 @@ def _holds(holds: bool | None) -> str:
 
 
 INVOCATIONS = "invocations.jsonl"       # in OUT: a line per invocation (date, wall, runs it made)
+RUNNING = "invocation-running.json"     # in OUT: this invocation so far, rewritten as each of its runs ends
+
+
+def _keep_running(out: Path, so_far: dict) -> None:
+    """The running invocation's record, replaced whole (a stop mid-write leaves the last one)."""
+    tmp = out / (RUNNING + ".tmp")
+    tmp.write_text(json.dumps(so_far))
+    tmp.replace(out / RUNNING)
+
+
+def _enter_stopped(out: Path) -> None:
+    """An invocation that stopped before its end left its running record: it enters invocations.jsonl, marked
+    stopped, before this one runs."""
+    path = out / RUNNING
+    if path.exists():
+        with open(out / INVOCATIONS, "a") as fh:
+            fh.write(json.dumps({**json.loads(path.read_text()), "stopped": True}) + "\n")
+        path.unlink()
 
 
 def _earlier(out: Path, report: Path, resumed: int) -> list[dict]:
     """The earlier invocations that made the `resumed` runs read back from `out`, from its invocations.jsonl; for
     runs made before that file was kept, the head of the report they wrote (at `report`, if it names `out`). Empty
-    unless they account for every run read back (an invocation stopped before its end records nothing)."""
+    unless they account for every run read back."""
     path = out / INVOCATIONS
     if path.exists():
         earlier = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
@@ -227,8 +255,11 @@ def _head(date: str, runs: int, runtime: str, run_time: float, wall: float, resu
     text = f"on {date}: {runs} runs ({runtime}, {run_time:.0f} s of run time summed over them) in "
     if earlier:
         count = 1 + sum(e.get("invocations", 1) for e in earlier)
+        stopped = sum(1 for e in earlier if e.get("stopped"))
         return text + (f"{wall + sum(e['wall'] for e in earlier):.0f} s of wall time over {count} invocations "
-                       f"(this one {wall:.0f} s, which read {resumed} of the runs from the earlier ones)")
+                       f"(this one {wall:.0f} s, which read {resumed} of the runs from the earlier ones" +
+                       (f"; {stopped} of them stopped before its end, counted up to its last finished run" if stopped
+                        else "") + ")")
     return text + f"{wall:.0f} s of wall time" + (
         f" (this invocation, which read {resumed} of the runs from an earlier one)" if resumed else "")
 
