@@ -128,3 +128,17 @@ def test_bench_reads_the_head_of_every_full_reproduction_report():
     assert full and sorted(r["report"].rsplit("/", 1)[1] for r in rows) == full
     assert all(r["runs"] > 0 and r["run_time"] > 0 and 0 <= r["read_back"] <= r["runs"] for r in rows)
 
+
+
+def test_runs_with_the_same_scenario_seed_and_runtime_are_twins_of_the_first():
+    """Two experiments may plan the same run (paper 002's network study and its comparison): it is run once."""
+    from emu.tools.reproduce import _twins
+    from tests.conftest import load
+    base = load("p002/app.toml", "workload.jobs=8")
+    runs = [{"dir": "a/s1", "config": base, "runtime": "inline", "samples": False},
+            {"dir": "b/s1", "config": load("p002/app.toml", "workload.jobs=8"), "runtime": "inline", "samples": False},
+            {"dir": "c/s1", "config": base, "runtime": "stepped", "samples": False},
+            {"dir": "d/s1", "config": load("p002/app.toml", "workload.jobs=8", "seed=2"), "runtime": "inline",
+             "samples": False}]
+    assert [r["dir"] for r in _twins(runs)] == ["b/s1"] and runs[1]["twin_of"] == "a/s1"
+    assert all("twin_of" not in r for r in runs[2:])              # another runtime, another seed: runs of their own

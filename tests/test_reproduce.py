@@ -146,6 +146,11 @@ def test_p002_quick_writes_every_run_and_its_report(ray_local, tmp_path):
     assert folders == {"net-n4", "net-n4-ls_re", "net-n4-held", "net-n8", "net-n8-ls_re", "net-n8-held", "app-t1",
                        "spec-t1", "app-t1-reservation", "spec-t1-reservation"}   # M-Reservation with paper 000's table
     assert sum(1 for _ in runs.rglob("summary.json")) == 2 * (4 + 4 + 2) + 2 * (5 + 1)
+    # the network study on 8 nodes at 1 Gbps, type 2, is App-Trace-1's comparison on 8 nodes: run once, copied
+    for twin, first in (("net-n8/net_ram-1_Gbps-s1", "app-t1/net_ram-s1"), ("net-n8/local-1_Gbps-s1", "app-t1/local-s1"),
+                        ("net-n8-ls_re/0-1_Gbps-s1", "app-t1/ls_re-s1")):
+        assert (runs / twin / "jobs.csv").read_bytes() == (runs / first / "jobs.csv").read_bytes()
+    assert "29 runs (inline" in report.read_text() and "; 3 more folders there copy a run" in report.read_text()
     assert not list(runs.rglob("nodes.csv*")) and len(list(runs.rglob("jobs.csv"))) == 32   # no samples kept
     share = json.loads((runs / "net-n8" / "net_ram-100_Mbps-s1" / "summary.json").read_text())["metrics"]["network_share"]
     text = report.read_text()
@@ -160,7 +165,7 @@ def test_p002_quick_writes_every_run_and_its_report(ray_local, tmp_path):
     resume = ["reproduce", "p002", "--quick", "--out", str(runs), "--resume", "--report", str(report)]
     assert cli.main(resume) == 0
     assert "over 2 invocations" in report.read_text()            # the first made every run read back, then one more
-    assert "which read 31 of the runs from the earlier ones" in report.read_text()
+    assert "which read 28 of the runs from the earlier ones" in report.read_text()   # and 3 copies (below)
     assert [line for line in report.read_text().splitlines() if line.startswith(("| Fig. ", "| §"))] == claims
     assert cli.main(resume) == 0 and "over 3 invocations" in report.read_text()   # the first stays counted
     (runs / "net-n4" / "local-100_Mbps-s1" / "summary.json").unlink()

@@ -103,7 +103,8 @@ def run_log(console, total: int):
     def log(r: dict) -> None:
         if console.is_terminal:
             return
-        how = "read back" if r.get("resumed") else "failed" if r.get("wall") is None else f"{r['wall']:.1f} s"
+        how = ("read back" if r.get("resumed") else f"the run of {r['twin_of']}" if "twin_of" in r
+               else "failed" if r.get("wall") is None else f"{r['wall']:.1f} s")
         line = f"[{next(count)}/{total}] {r['dir']}: {how}" + (f" ({r['error']})" if r["error"] else "")
         console.print(line, markup=False, highlight=False)
     return log
