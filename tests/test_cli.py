@@ -139,6 +139,8 @@ def test_runs_with_the_same_scenario_seed_and_runtime_are_twins_of_the_first():
             {"dir": "b/s1", "config": load("p002/app.toml", "workload.jobs=8"), "runtime": "inline", "samples": False},
             {"dir": "c/s1", "config": base, "runtime": "stepped", "samples": False},
             {"dir": "d/s1", "config": load("p002/app.toml", "workload.jobs=8", "seed=2"), "runtime": "inline",
-             "samples": False}]
+             "samples": False},
+            {"dir": "e/s1", "config": base, "runtime": "paced", "samples": False},
+            {"dir": "f/s1", "config": base, "runtime": "paced", "samples": False}]
     assert [r["dir"] for r in _twins(runs)] == ["b/s1"] and runs[1]["twin_of"] == "a/s1"
-    assert all("twin_of" not in r for r in runs[2:])              # another runtime, another seed: runs of their own
+    assert all("twin_of" not in r for r in runs[2:])   # another runtime, another seed, paced (not deterministic)

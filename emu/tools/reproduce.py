@@ -221,9 +221,12 @@ def main(args) -> int:
 def _twins(runs: list[dict]) -> list[dict]:
     """The runs whose scenario, seed and runtime an earlier run of another experiment has: each is marked
     `twin_of` that run's folder, and gets its outcome and a copy of its folder instead of running again (paper
-    002's network study on the comparison's cluster at 1 Gbps is the comparison's own App-Trace-1 run)."""
+    002's network study on the comparison's cluster at 1 Gbps is the comparison's own App-Trace-1 run). Inline
+    and stepped runs of one scenario and seed are byte-identical; paced runs are not, and each runs."""
     first, twins = {}, []
     for r in runs:
+        if r["runtime"] == "paced":
+            continue
         key = (json.dumps(results.json_safe(r["config"]), sort_keys=True), r["runtime"], r["samples"])
         if key in first:
             r["twin_of"] = first[key]
