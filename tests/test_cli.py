@@ -112,6 +112,7 @@ def test_a_stopped_invocation_is_counted_up_to_its_last_finished_run(tmp_path):
     assert not (out / RUNNING).exists() and not list(out.glob("*.tmp"))
     earlier = _earlier(out, tmp_path / "p.md", 13)
     assert earlier == [{"date": "d", "wall": 100.0, "made": 10}, {"date": "e", "wall": 70.0, "made": 3, "stopped": True}]
+    assert _earlier(out, tmp_path / "p.md", 14) == earlier      # a run in flight at the stop ended after its record
     head = _head("f", 20, "inline", 500.0, 40.0, 13, earlier)
     assert "210 s of wall time over 3 invocations" in head and "1 of them stopped before its end" in head
     _enter_stopped(out)                                                       # nothing left to enter: no change

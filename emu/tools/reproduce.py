@@ -264,7 +264,8 @@ def _enter_stopped(out: Path) -> None:
 def _earlier(out: Path, report: Path, resumed: int) -> list[dict]:
     """The earlier invocations that made the `resumed` runs read back from `out`, from its invocations.jsonl; for
     runs made before that file was kept, the head of the report they wrote (at `report`, if it names `out`). Empty
-    unless they account for every run read back."""
+    unless they account for every run read back; if the last of them stopped, the runs it finished after its last
+    record (in flight when it stopped) are its too."""
     path = out / INVOCATIONS
     if path.exists():
         earlier = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
@@ -275,7 +276,8 @@ def _earlier(out: Path, report: Path, resumed: int) -> list[dict]:
                 and (not head["read_back"] or head["invocations"] > 1))
         earlier = [{"date": head["date"], "wall": head["wall"], "made": head["runs"] - head["read_back"],
                     "invocations": head["invocations"]}] if full else []
-    return earlier if sum(e["made"] for e in earlier) >= resumed else []
+    stopped = bool(earlier) and earlier[-1].get("stopped", False)
+    return earlier if stopped or sum(e["made"] for e in earlier) >= resumed else []
 
 
 def _head(date: str, runs: int, runtime: str, run_time: float, wall: float, resumed: int, earlier=()) -> str:
