@@ -65,7 +65,6 @@ def assert_balanced(result: dict) -> None:
     assert metrics["jobs_submitted"] + metrics["jobs_not_arrived"] == metrics["jobs_replaced"] + expected
 
 
-
 # summary.json's fields that describe the run rather than the model: the runtime, its Ray hosts and actors,
 # and wall-clock times
 RUNTIME = ("runtime", "hosts", "actors", "startup_time", "wall_time")
