@@ -165,7 +165,7 @@ def test_p002_quick_writes_every_run_and_its_report(ray_local, tmp_path):
     resume = ["reproduce", "p002", "--quick", "--out", str(runs), "--resume", "--report", str(report)]
     assert cli.main(resume) == 0
     assert "over 2 invocations" in report.read_text()            # the first made every run read back, then one more
-    assert "which read 28 of the runs from the earlier ones" in report.read_text()   # and 3 copies (below)
+    assert "which read 28 of the runs from the earlier ones" in report.read_text()   # besides 3 copies (above)
     assert [line for line in report.read_text().splitlines() if line.startswith(("| Fig. ", "| §"))] == claims
     assert cli.main(resume) == 0 and "over 3 invocations" in report.read_text()   # the first stays counted
     (runs / "net-n4" / "local-100_Mbps-s1" / "summary.json").unlink()
