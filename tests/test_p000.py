@@ -267,9 +267,15 @@ def test_a_job_waiting_for_its_pages_migrates_once_they_are_in():
     assert row["state"] == "done" and row["migrations"] == 1 and row["node"] == moved[0]["dest"]
 
 
+def small_run(policy: str) -> dict:
+    return run(SPEC, *SMALL, f"policy={policy}")
+
+
 @pytest.fixture(scope="module")
 def small_runs():
-    return {p: run(SPEC, *SMALL, f"policy={p}") for p in ("ls_re", "m_reservation")}
+    """G-Loadsharing and M-Reservation on the same jobs, two at a time (CI's time is capped)."""
+    policies = ("ls_re", "m_reservation")
+    return dict(zip(policies, two_at_a_time(small_run, policies)))
 
 
 def blocked_samples(seed: int) -> tuple[int, list[tuple[float, bool]]]:

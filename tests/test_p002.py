@@ -112,11 +112,11 @@ def test_network_ram_serves_the_overflow_instead_of_the_disk(paging):
         assert j["remote_paging"] <= j["page"] + 1e-9
 
 
-def test_a_remote_fault_that_holds_the_cpu_stalls_the_nodes_other_jobs():
+def test_a_remote_fault_that_holds_the_cpu_stalls_the_nodes_other_jobs(paging):
     """`memory.remote_fault = "holds_cpu"`: the same jobs and faults' draws, but while a job waits for pages from
     a host no job of its node runs, so the node's jobs queue longer; the accounts still balance."""
     args = ("p002/spec.toml", "cluster.nodes=6", *SMALL[1:], "policy=net_ram")
-    sleeps, holds = run(*args), run(*args, "memory.remote_fault=holds_cpu")
+    sleeps, holds = paging["net_ram"], run(*args, "memory.remote_fault=holds_cpu")
     assert_balanced(holds)
     s, h = sleeps["summary"]["metrics"], holds["summary"]["metrics"]
     assert h["total_remote_paging_time"] > 0

@@ -6,11 +6,27 @@ import pytest
 from actors.buffer_cache import BufferCache
 from actors.job import Job
 from policies.io_re import explicit_io_load
-from tests.conftest import assert_balanced, run
+from tests.conftest import assert_balanced, run, two_at_a_time
 
 MB = 2**20
 SMALL = ("workload.jobs=100", 'workload.arrival.span="400 s"')       # a third of scenarios/p003/io.toml's jobs
 NO_DATA = "workload.io.initial_data=0"                                # the I/O alone, no initial data to move
+# the paired comparisons below: each scheme against NLB on seeds 1-3, with or without initial data
+PAIRED = [(policy, data, seed) for seed in (1, 2, 3) for policy, data in
+          (("local", False), ("io_re", False), ("wal_re", False), ("local", True), ("wal_pm", True), ("io_pm", True),
+           ("cm_pm", True))]
+
+
+def paired_run(key: tuple[str, bool, int]) -> dict:
+    policy, data, seed = key
+    return run("p003/io.toml", *SMALL, *(() if data else (NO_DATA,)), f"seed={seed}", f"policy={policy}")
+
+
+@pytest.fixture(scope="module")
+def paired():
+    """Every run of the paired comparisons, each NLB run made once for the tests that share it, two at a time
+    (CI's time is capped)."""
+    return dict(zip(PAIRED, two_at_a_time(paired_run, PAIRED)))
 
 
 def test_a_nodes_explicit_io_load_is_what_misses_the_buffer():
@@ -30,12 +46,11 @@ def test_a_nodes_explicit_io_load_is_what_misses_the_buffer():
     assert explicit_io_load(node) == pytest.approx(200 + 400 * 0.2)
 
 
-def test_io_re_sends_jobs_away_from_io_hot_spots_and_shortens_their_time():
+def test_io_re_sends_jobs_away_from_io_hot_spots_and_shortens_their_time(paired):
     """NLB leaves each job on its (uniformly drawn) home node; IO-RE sends it to the node of least explicit I/O
     load. Over three seeds, paired, the I/O time and the mean response fall."""
     for seed in (1, 2, 3):
-        nlb = run("p003/io.toml", *SMALL, NO_DATA, f"seed={seed}", "policy=local")
-        io_re = run("p003/io.toml", *SMALL, NO_DATA, f"seed={seed}", "policy=io_re")
+        nlb, io_re = paired["local", False, seed], paired["io_re", False, seed]
         for r in (nlb, io_re):
             assert_balanced(r)
             assert r["summary"]["metrics"]["jobs_done"] == 100
@@ -127,24 +142,22 @@ def test_wal_weights_are_the_clusters_shares_of_time_and_the_home_node_keeps_a_j
     assert weights([{"cpu_time": 0.0, "page_time": 0.0, "io_time": 0.0}]) == pytest.approx((1 / 3,) * 3)
 
 
-def test_wal_re_moves_jobs_off_overloaded_nodes_and_shortens_their_time():
+def test_wal_re_moves_jobs_off_overloaded_nodes_and_shortens_their_time(paired):
     """Over three seeds, paired: WAL-RE's mean slowdown below NLB's, with some jobs sent away."""
     for seed in (1, 2, 3):
-        nlb = run("p003/io.toml", *SMALL, NO_DATA, f"seed={seed}", "policy=local")
-        wal = run("p003/io.toml", *SMALL, NO_DATA, f"seed={seed}", "policy=wal_re")
+        nlb, wal = paired["local", False, seed], paired["wal_re", False, seed]
         assert_balanced(wal)
         a, b = nlb["summary"]["metrics"], wal["summary"]["metrics"]
         assert b["remote_executions"] > 0 and b["mean_slowdown"] < a["mean_slowdown"], seed
 
 
 @pytest.mark.parametrize("policy", ["wal_pm", "io_pm", "cm_pm"])
-def test_preemptive_schemes_decide_only_when_a_job_arrives_and_beat_nlb(policy):
+def test_preemptive_schemes_decide_only_when_a_job_arrives_and_beat_nlb(paired, policy):
     """Paper 003's PM schemes act on arrivals only (Fig. 3.3), moving at most one job each: every decision is
     made at the arrival of a job at its node, none twice at one arrival, and every preemptive migration is one
     decided. Over three seeds, paired, their mean slowdown is below NLB's."""
     for seed in (1, 2, 3):
-        nlb = run("p003/io.toml", *SMALL, f"seed={seed}", "policy=local")
-        pm = run("p003/io.toml", *SMALL, f"seed={seed}", f"policy={policy}")
+        nlb, pm = paired["local", True, seed], paired[policy, True, seed]
         assert_balanced(pm)
         arrivals = {(j["home"], j["arrival"]) for j in pm["jobs"]}
         decided = [e for e in pm["events"] if e["event"] in ("remote", "preempt")]
