@@ -136,22 +136,22 @@ def test_p000_lineage_quick_sets_each_fault_setting_beside_the_paper(ray_local, 
 
 def test_p002_quick_writes_every_run_and_its_report(ray_local, tmp_path):
     """`nowemu reproduce p002 --quick`: the network study on 4 and 8 nodes (Base and Net_RAM x 2 networks, LS_RE
-    x 2 networks x 2 trace types, Net_RAM holding the CPU x 2 networks) and the six schemes on Trace-1 of both
-    groups. The report's figures are the runs' (here: Net_RAM's
-    networking share on 8 nodes at 100 Mbps, type 2, from its summary)."""
+    x 2 networks x 2 trace types; Net_RAM holding the CPU x 2 networks on 8 nodes) and the six schemes on
+    Trace-1 of both groups. The report's figures are the runs' (here: Net_RAM's networking share on 8 nodes at
+    100 Mbps, type 2, from its summary)."""
     report = tmp_path / "p002.md"
     assert cli.main(["reproduce", "p002", "--quick", "--out", str(tmp_path / "runs"), "--report", str(report)]) == 0
     runs = tmp_path / "runs"
     folders = {p.parent.relative_to(runs).parts[0] for p in runs.rglob("summary.json")}
-    assert folders == {"net-n4", "net-n4-ls_re", "net-n4-held", "net-n8", "net-n8-ls_re", "net-n8-held", "app-t1",
+    assert folders == {"net-n4", "net-n4-ls_re", "net-n8", "net-n8-ls_re", "net-n8-held", "app-t1",
                        "spec-t1", "app-t1-reservation", "spec-t1-reservation"}   # M-Reservation with paper 000's table
-    assert sum(1 for _ in runs.rglob("summary.json")) == 2 * (4 + 4 + 2) + 2 * (5 + 1)
+    assert sum(1 for _ in runs.rglob("summary.json")) == 2 * (4 + 4) + 2 + 2 * (5 + 1)
     # the network study on 8 nodes at 1 Gbps, type 2, is App-Trace-1's comparison on 8 nodes: run once, copied
     for twin, first in (("net-n8/net_ram-1_Gbps-s1", "app-t1/net_ram-s1"), ("net-n8/local-1_Gbps-s1", "app-t1/local-s1"),
                         ("net-n8-ls_re/0-1_Gbps-s1", "app-t1/ls_re-s1")):
         assert (runs / twin / "jobs.csv").read_bytes() == (runs / first / "jobs.csv").read_bytes()
-    assert "29 runs (inline" in report.read_text() and "; 3 more folders there copy a run" in report.read_text()
-    assert not list(runs.rglob("nodes.csv*")) and len(list(runs.rglob("jobs.csv"))) == 32   # no samples kept
+    assert "27 runs (inline" in report.read_text() and "; 3 more folders there copy a run" in report.read_text()
+    assert not list(runs.rglob("nodes.csv*")) and len(list(runs.rglob("jobs.csv"))) == 30   # no samples kept
     share = json.loads((runs / "net-n8" / "net_ram-100_Mbps-s1" / "summary.json").read_text())["metrics"]["network_share"]
     text = report.read_text()
     assert f"| Fig. 4a | Net_RAM's networking share, 8 nodes, 100 Mbps, type 2 | 9 % (16 nodes) | {100 * share:.2f} % |" in text
@@ -165,7 +165,7 @@ def test_p002_quick_writes_every_run_and_its_report(ray_local, tmp_path):
     resume = ["reproduce", "p002", "--quick", "--out", str(runs), "--resume", "--report", str(report)]
     assert cli.main(resume) == 0
     assert "over 2 invocations" in report.read_text()            # the first made every run read back, then one more
-    assert "which read 28 of the runs from the earlier ones" in report.read_text()   # besides 3 copies (above)
+    assert "which read 26 of the runs from the earlier ones" in report.read_text()   # besides 3 copies (above)
     assert [line for line in report.read_text().splitlines() if line.startswith(("| Fig. ", "| §"))] == claims
     assert cli.main(resume) == 0 and "over 3 invocations" in report.read_text()   # the first stays counted
     (runs / "net-n4" / "local-100_Mbps-s1" / "summary.json").unlink()
