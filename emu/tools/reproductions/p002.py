@@ -14,8 +14,8 @@ it).
   experiment of its own, since a sweep over `policy` gives every other scheme its defaults.
 
 `--quick` (CI): the network study on 4 and 8 nodes (the other reading of a remote fault on 8 only) and the
-comparison on 8 nodes with a quarter of the jobs, Trace-1 only, one seed. A reduction is (X - Y) / X as the paper writes them; a numeric claim holds within 10
-percentage points of the paper's figure (the issue's band).
+comparison on 8 nodes with a quarter of the jobs, Trace-1 only, one seed. A reduction is (X - Y) / X as the paper
+writes them; a numeric claim holds within 10 percentage points of the paper's figure (the issue's band).
 """
 from __future__ import annotations
 
