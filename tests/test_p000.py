@@ -293,11 +293,10 @@ def blocked_samples(seed: int) -> tuple[int, list[tuple[float, bool]]]:
 def test_blocking_signature():
     """Spec 000 §1: during blocking the cluster's idle memory, added up, stays large (more than a node's)
     while nodes page and none would take their jobs. A property of the workload, not of one draw: it is
-    counted over two seeds, side by side (CI's time is capped; timed by hand on 2026-11-29, each of seeds 1-4
-    had 60-63 % of its samples blocked and 75-85 % of those with this much idle memory, far from the bounds
-    below). At the paper's scale (32 nodes, Trace-3): the bar is one node's memory whatever the cluster's size,
-    so on 8 nodes (a quarter of the memory) the lineage's fault model, which keeps overflowing nodes full, leaves
-    it in about a fifth of the blocked samples, against four fifths here (about 25 s a seed)."""
+    counted over two seeds side by side (CI's time is capped), each seed's blocked share held to its bound. At
+    the paper's scale (32 nodes, Trace-3): the bar is one node's memory whatever the cluster's size, so on 8
+    nodes (a quarter of the memory) the lineage's fault model, which keeps overflowing nodes full, leaves it in
+    about a fifth of the blocked samples, against four fifths here (about 25 s a seed)."""
     seeds = two_at_a_time(blocked_samples, (1, 2))
     blocked, large = [], []
     for times, mine in seeds:
