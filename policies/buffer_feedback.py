@@ -17,10 +17,12 @@ What the thesis leaves open, and what nowemu does:
   thesis gives buffer sizes in MB throughout. The mean of u slowdowns changes at the u-th by (s - mean) / u, so
   over n completions the buffer travels about G_b x a slowdown's deviation from the mean x ln n MB in all: a
   few MB where slowdowns are a few units, tens where they are tens, never the hundreds the thesis's hit rates
-  "approaching 100 %" (Sec. 6.3.3) ask. A shorter memory of the slowdowns (the last job's, a window) would
-  move it more; the thesis prints neither. (Read as a share of the node's memory, 0.5 moves it by hundreds of
-  MB at a run's first completions, where the mean swings by units: to its bounds, and the jobs then page for
-  good, partly because the buffer gives memory back to arriving jobs only when the controller shrinks it.)
+  "approaching 100 %" (Sec. 6.3.3) ask. A shorter memory of the slowdowns (`history`: the latest k) moves it
+  more, but at random: with the last job's alone the buffers walk tens of MB each way and the slowdowns do not
+  fall (docs/p003b.md); the thesis prints neither. (Read as a share of the node's memory, 0.5 moves it by
+  hundreds of MB at a run's first completions, where the mean swings by units: to its bounds, and the jobs then
+  page for good, partly because the buffer gives memory back to arriving jobs only when the controller shrinks
+  it.)
 - The first resize (at the second completion): as if the one before had grown the buffer (+1).
 - A change of 0 keeps the direction of the last non-zero one (Eq. 6.2 would divide by 0).
 - Bounds: "no need to determine the optimal bounds": none but what memory holds. The buffer may shrink to
@@ -31,16 +33,21 @@ Each resize is logged (`buffer`: the node's new size in bytes), the buffer's tim
 """
 from __future__ import annotations
 
+from collections import deque
+
 MB = 2**20
 
 
 class BufferFeedback:
     PARAMS = {"gain": ("number", 0.5, "G_b of Eq. 6.2: MB the buffer moves by per unit of change in the mean "
-                                      "slowdown")}
+                                      "slowdown"),
+              "history": ("int", 0, "the completions s_u averages: the latest k (1: the newly completed job's "
+                                    "slowdown alone), or 0: every one so far")}
 
     def __init__(self, **params):
         super().__init__(**params)
-        self.done, self.total = 0, 0.0            # jobs completed here and their slowdowns' sum
+        self.slowdowns = deque(maxlen=self.history or None)     # the completions s_u averages
+        self.total = 0.0                          # their sum
         self.last: float | None = None            # s_{u-1}
         self.direction = 1.0                      # delta_{u-1} / |delta_{u-1}|
 
@@ -48,8 +55,11 @@ class BufferFeedback:
         super().finished(job, node)
         home = node.index.get(job.home, {}).get("speed", node.speed) if job.home != node.id else node.speed
         slowdown = (node.now - job.arrival) / job.dedicated(home)
-        self.done, self.total = self.done + 1, self.total + slowdown
-        now = self.total / self.done
+        if len(self.slowdowns) == self.slowdowns.maxlen:
+            self.total -= self.slowdowns[0]
+        self.slowdowns.append(slowdown)
+        self.total += slowdown
+        now = self.total / len(self.slowdowns)
         if self.last is not None:
             pager = node.pager
             delta = self.gain * MB * (self.last - now) * self.direction

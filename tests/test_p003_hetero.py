@@ -144,8 +144,14 @@ def test_the_buffer_feedback_controller_follows_eq_6_2():
         policy.finished(Job(1, 0, 0.0, 1.0), node)
     steps = [b - a for a, b in zip([160 * MB] + sizes, sizes)]
     assert steps == pytest.approx([-0.5 * MB, -MB / 3, 0.5 * MB * (7 / 3 - 3.25) * -1])
+    latest, start = WALFeedback(history=1), pager.buffer_cache     # s_u the newly completed job's slowdown alone
+    for slowdown in (2.0, 4.0, 1.0, 6.0):
+        node.now = slowdown
+        latest.finished(Job(1, 0, 0.0, 1.0), node)
+    steps = [b - a for a, b in zip([start] + sizes[3:], sizes[3:])]
+    assert steps == pytest.approx([-MB, -1.5 * MB, 2.5 * MB])     # 0.5 x (2 - 4), x (4 - 1) x -1, x (1 - 6) x -1
     pager.demand = 640 * MB - pager.buffer_cache            # the jobs use the rest: no room to grow
     policy.direction, policy.last = 1.0, 10.0              # the mean fell from 10: grow, were there room
     node.now = 1.0
     policy.finished(Job(2, 0, 0.0, 1.0), node)
-    assert len(sizes) == 3
+    assert len(sizes) == 6
