@@ -12,7 +12,7 @@ What the thesis leaves open, and what nowemu does:
 - Where: one controller per node (Fig. 6.1 is "the architecture for one node"), fed by the jobs that complete on
   it; the thesis's nodes' buffers are "identical", as they start.
 - s_u: "the slowdown of a newly completed job and the history slowdowns are fed back": the mean slowdown of the
-  jobs completed on the node so far, after the u-th.
+  jobs completed on the node so far, after the u-th (or of the latest `history` of them).
 - G_b: 0.5 (the thesis's "tuned to be 0.5"), in MB of buffer per unit of change in the mean slowdown: the
   thesis gives buffer sizes in MB throughout. The mean of u slowdowns changes at the u-th by (s - mean) / u, so
   over n completions the buffer travels about G_b x a slowdown's deviation from the mean x ln n MB in all: a
