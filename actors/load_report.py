@@ -17,6 +17,7 @@ from policies.base import Policy
 # what a sample adds to the report: disk queue, guest bytes held for others, network RAM used, disk
 # utilization over the period, bytes sent so far
 TAIL = ("disk_queue", "guest", "remote", "disk_util", "net_bytes")
+VIEWS = ("load_index", "load_report")     # the messages that bring a node load information (`received`)
 
 _VIEW: list = [None, {}]     # the last load index broadcast and its view by node, shared by its receivers
 
@@ -51,6 +52,22 @@ class LoadReports:
             node.q.observe_lazily(phase, self.sample)
         else:
             node.q.at(phase, self.report)
+
+    def received(self, env) -> None:
+        """Load information into the node's view (`index`): the collector's index, every node's latest report,
+        replaces it; under gossip, a peer's view brings the reports newer than the node's own."""
+        node = self.node
+        if env.kind == "load_index":
+            node.index = dict(shared_view(env.payload["reports"]))
+            node.reported = node.index.pop(node.id, None)
+            node.view_version += 1
+            node.view_refreshes += 1
+            return
+        for r in env.payload["report"]:
+            if r["node"] != node.id and r["time"] > node.index.get(r["node"], {"time": -1})["time"]:
+                node.index[r["node"]] = r
+                node.view_version += 1
+                node.view_refreshes += 1
 
     def load(self) -> dict:
         """This node's load report as of now, with the owner's and the policy's fields."""

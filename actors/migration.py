@@ -102,7 +102,7 @@ class Migration:
         A job waiting for its pages or data (on the disk, or from network RAM) leaves as soon as they are in;
         a parallel task waiting for its partners cannot move (asking for it is a policy error)."""
         node = self.node
-        if job.id not in node.jobs or not job.migratable or (job.group, job.rank) in node.waiting:
+        if job.id not in node.jobs or not job.migratable or node.phases.waits(job):
             raise ValueError(f"policy asked node {node.id} to migrate job {job.id}, which is {job.state}"
                              f"{'' if job.migratable else ' and not migratable'}")
         if job.state == "blocked":

@@ -9,7 +9,7 @@ whose memory demands load the pager, and the CPU's ready set. It leaves the CPU 
 or an I/O miss (blocked on the disk), a change in its memory demand (it goes on), its end. It may be migrated
 while resident and ready. Time is charged to exactly one of cpu, queue, page, io, net, sync at every instant.
 
-This file holds a job's stay: admission, the CPU's stops (faults, I/O, a parallel task's phases), memory and
+This file holds a job's stay: admission, the CPU's stops (faults, I/O, the end of a parallel task's phase), memory and
 the end; and the messages, each handed to where it is handled. The rest are rooms of their own, each a small
 class holding the node:
 
@@ -18,6 +18,7 @@ class holding the node:
     actors.suspension    jobs the policy holds off the CPU, and swapped out if it `releases_memory`
     actors.load_report   the periodic load report and sample (a row of nodes.csv)
     actors.network_ram   paper 002's borrowing and lending of memory, when the policy asks for it
+    actors.phases        a parallel task's ends of phases: its messages to its partners, and its wait for theirs
 """
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ from actors.buffer_cache import BufferCache
 from actors.cpu import FluidCPU, QuantumCPU
 from actors.disk import Disk
 from actors.job import Job
-from actors.load_report import LoadReports, shared_view
+from actors.load_report import VIEWS, LoadReports
 from actors.message_queues import MessageQueues
 from actors.memory import Pager
 from actors.migration import Migration
@@ -37,6 +38,7 @@ from actors.network_ram import NETWORK_RAM, NetworkRAM
 from actors.owner import BurstTable, Owner
 from actors.pages import PageMemory, pages_of
 from actors.participant import Participant
+from actors.phases import Phases
 from actors.placement import Placement
 from actors.remote_io import REMOTE_IO, RemoteIO
 from actors.suspension import Suspension
@@ -88,7 +90,7 @@ class Workstation(Participant):
         self._area_at = 0.0
         self.faults = self.io_misses = 0
         self.queues = MessageQueues(self.q)     # parallel tasks' messages in (and paper 001's send queues)
-        self.waiting: dict[tuple, list] = {}    # (group, rank) -> [task, iteration, messages still due, since]
+        self.phases = Phases(self)              # parallel tasks' ends of phases, waiting for their partners
         self._fault_rate = 0.0          # faults per op under the resident demand (set by memory_changed)
         self.ram = NetworkRAM(self)             # network RAM: what this node borrows and lends (paper 002)
         self.leaving: dict[int, int] = {}       # job id -> destination: migrates once its pages are in
@@ -136,8 +138,8 @@ class Workstation(Participant):
         self.io_jobs += job.io_rate > 0
         job.fault_at = INF
         self.memory_changed()
-        self._set_stop(job)
-        self._run(job, "arrival")
+        self.set_stop(job)
+        self.wants_cpu(job, "arrival")
 
     def unseat(self, job: Job) -> None:
         """`job` is no longer resident here (it finished or leaves): out of the counts `admit` made."""
@@ -145,7 +147,7 @@ class Workstation(Participant):
         self.foreign -= job.cls == "foreign"
         self.io_jobs -= job.io_rate > 0
 
-    def _run(self, job: Job, reason: str) -> None:
+    def wants_cpu(self, job: Job, reason: str) -> None:
         """A resident job wants the CPU: it gets in line, unless its policy holds it off (suspended)."""
         self.owner_time(job)
         if self.policy.runnable(job, self):
@@ -187,7 +189,7 @@ class Workstation(Participant):
                 self._next_fault(job)
             if job.io_rate > 0:
                 self._next_miss(job)
-            self._set_stop(job)
+            self.set_stop(job)
         self.cpu.replan()
 
     def _next_miss(self, job: Job) -> None:
@@ -205,7 +207,7 @@ class Workstation(Participant):
         job.fault_at = job.done + self.rng.expovariate(rate) if rate > 0 else INF
 
     @staticmethod
-    def _set_stop(job: Job) -> None:
+    def set_stop(job: Job) -> None:
         # a flat memory profile (most jobs) has no breakpoint: no call to look for one at every I/O miss
         memory = job.memory
         breakpoint = INF if len(memory) == 1 and memory[0][0] <= 0.0 else job.next_breakpoint()
@@ -224,9 +226,9 @@ class Workstation(Participant):
             self._next_miss(job)
             self.io_misses += 1
             if job.io_node >= 0 and job.io_node != self.id:     # its I/O node's disk serves it (paper 003)
-                self.remote_io.access(job, self._gamma(job.io_size, job.io_size_sd))
+                self.remote_io.access(job, self.gamma(job.io_size, job.io_size_sd))
             else:
-                self._block(job, "io", self._gamma(job.io_size, job.io_size_sd))
+                self._block(job, "io", self.gamma(job.io_size, job.io_size_sd))
             return False
         if job.done >= job.fault_at:
             batch = self.pager.fault_batch
@@ -237,12 +239,12 @@ class Workstation(Participant):
             return False
         if job.done >= job.next_sync():
             job.iteration += 1
-            return self._sync(job)
+            return self.phases.end(job)
         self.memory_changed()      # a step in its memory demand
-        self._set_stop(job)
+        self.set_stop(job)
         return True
 
-    def _gamma(self, size: float, sd: float) -> float:
+    def gamma(self, size: float, sd: float) -> float:
         """An I/O access's or a message's size: a Gamma of mean `size` and deviation `sd` (paper 003), or the
         mean. A Gamma of whole shape k (the thesis's is 4) is a sum of k exponentials: -scale x the log of a
         product of k uniforms, cheaper than `random.gammavariate`'s rejection loop."""
@@ -255,45 +257,6 @@ class Workstation(Participant):
         for _ in range(int(k)):
             product *= 1.0 - uniform()
         return -scale * log(product)
-
-    def _sync(self, job: Job) -> bool:
-        """A parallel task ends a compute phase: it sends its partners a message and goes on only once it has
-        theirs of this iteration (some may be here already). The wait is its own share of the time (`sync`).
-        A message to a partner on this node does not cross the link (paper 003's Eq. 7.4: no communication
-        load): it is a local event of this instant."""
-        for rank, node in job.partners:
-            sync = {"group": job.group, "to": rank, "from": job.rank, "it": job.iteration}
-            if node == self.id:
-                self.q.at(self.q.now, self._partner_synced, sync)
-                continue
-            at = self.send(node, "sync", sync, extra=self._gamma(job.message, job.message_sd))
-            if self.insertion is not None:      # its send queue: read only by paper 001's insertion policies
-                self.queues.sent(job, at)
-        if job.burst > 0:
-            job.sync_at += job.burst_length(job.iteration)
-        due = len(job.partners) - self.queues.take(job)
-        self._set_stop(job)
-        if due <= 0:
-            return True
-        job.state = "blocked"
-        self.waiting[job.group, job.rank] = [job, job.iteration, due, self.q.now]
-        return False
-
-    def _partner_synced(self, p: dict) -> None:
-        """A partner's message of a phase (`_sync`'s) for a task here, or for one that was."""
-        wait = self.waiting.get((p["group"], p["to"]))
-        if wait is not None and wait[1] == p["it"]:
-            wait[2] -= 1
-            self.queues.woke(wait[0])
-            if wait[2] == 0:
-                job, _, _, since = self.waiting.pop((p["group"], p["to"]))
-                job.sync += self.q.now - since
-                self._run(job, "unblock")
-        elif (p["group"], p["to"]) in self.queues.moved:     # it migrated on: the message follows it
-            dest, size = self.queues.moved[p["group"], p["to"]]
-            self.send(dest, "sync", p, extra=size)
-        else:
-            self.queues.arrived(p["group"], p["to"], p["it"])
 
     def _block(self, job: Job, why: str, size: float, accesses: int = 1) -> None:
         job.state = "blocked"
@@ -311,8 +274,8 @@ class Workstation(Participant):
             return
         if self._fault_rate:            # else its fault_at is inf already (memory_changed, admit)
             self._next_fault(job)
-        self._set_stop(job)
-        self._run(job, "unblock")
+        self.set_stop(job)
+        self.wants_cpu(job, "unblock")
 
     def _dispatched(self, job: Job) -> bool:
         """Paper 001: the CPU picked `job`; its one page reference (actors.pages). True if it runs (and reads
@@ -334,7 +297,7 @@ class Workstation(Participant):
         job, page, since = item
         self.pages.load(job, page)
         job.page += self.q.now - since
-        self._run(job, "unblock")
+        self.wants_cpu(job, "unblock")
 
     def _finish(self, job: Job) -> None:
         self.count_population()
@@ -363,25 +326,15 @@ class Workstation(Participant):
     def _receive(self, item) -> None:
         env, job = item
         kind = env.kind
-        if kind == "load_index":      # the collector holds every node's latest report: it replaces the view
-            self.index = dict(shared_view(env.payload["reports"]))
-            self.reported = self.index.pop(self.id, None)
-            self.view_version += 1
-            self.view_refreshes += 1
+        if kind in VIEWS:
+            self.reports.received(env)
             self._view_refreshed()
         elif kind == "sync":             # a parallel task's partner ended a compute phase
-            self._partner_synced(env.payload)
+            self.phases.synced(env.payload)
         elif kind in NETWORK_RAM:
             self.ram.receive(env)
         elif kind in REMOTE_IO:
             self.remote_io.receive(env, job)
-        elif kind == "load_report":      # gossip: a peer's view
-            for r in env.payload["report"]:
-                if r["node"] != self.id and r["time"] > self.index.get(r["node"], {"time": -1})["time"]:
-                    self.index[r["node"]] = r
-                    self.view_version += 1
-                    self.view_refreshes += 1
-            self._view_refreshed()
         elif kind in self.policy.MESSAGES:      # the policy's own (the batch system's central queue)
             self.policy.receive(env, self)
             self.placement.retry()

@@ -92,7 +92,7 @@ def movable(q, node) -> bool:
     """Whether job `q` of `node` (or arriving there) may move now: not pinned, not already on its way or leaving,
     not split from its I/O (IOCM's), not a parallel task waiting for its partners."""
     return q.migratable and q.state != "in_transit" and q.id not in node.leaving and q.io_node < 0 \
-        and (q.group, q.rank) not in node.waiting
+        and not node.phases.waits(q)
 
 
 def move_cost(q, job, node) -> float:
