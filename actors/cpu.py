@@ -373,7 +373,7 @@ class QuantumCPU:
         if not goes_on:
             self._dispatch()
             return
-        outranked = any(q for p, q in self.queues.items() if p < job.priority)
+        outranked = job.priority > 0 and any(q for p, q in self.queues.items() if p < job.priority)
         if now < self.slice_end - EPS and not outranked:
             self.current = job                    # goes on within its slice, no switch
             self._arm()

@@ -20,6 +20,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, fields
 
+import numpy as np
+
 from emu.engine.envelope import MessageError
 
 # The states a job can be in when a run ends (`summary.json` counts them; none may be missing).
@@ -113,8 +115,9 @@ class Job:
     sync_at: float = float("inf")   # progress (ops) at which a task of `burst` ends its compute burst
     mes: float = 0.0                # paper 001's smoothed message count (eq. 2) and overtakes (`de`), read by
     de: int = 0                     # the run-queue insertion policies
+    bursts: tuple | None = None     # (block, its uniforms): `burst_length`'s current block of draws
 
-    _LOCAL = ("stop_at", "fault_at", "since", "mark", "priority", "sync_at", "mes", "de")
+    _LOCAL = ("stop_at", "fault_at", "since", "mark", "priority", "sync_at", "mes", "de", "bursts")
     # carried only when set, so that the other papers' job messages keep their size
     _OPTIONAL = {"burst": 0.0, "burst_seed": 0, "tasks": 0, "working_set": 1.0, "working_set_sd": 0.0,
                  "ws_phase": 0.0, "io_size_sd": 0.0, "io_reaccess": 0.0, "dedicated_io": 0.0,
@@ -163,12 +166,12 @@ class Job:
     def burst_length(self, iteration: int) -> float:
         """The job's `iteration`-th CPU burst (ops): exponential of mean `burst`, from a counter-based hash
         (splitmix64) of the job's seed, so that every task of the job, on any node, draws the same sequence:
-        they communicate at the same points of their work, and none waits for a partner that has finished."""
-        z = (self.burst_seed + (iteration + 1) * 0x9E3779B97F4A7C15) & _MASK
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
-        z ^= z >> 31
-        return -self.burst * math.log(1.0 - (z >> 11) / 9007199254740992.0)
+        they communicate at the same points of their work, and none waits for a partner that has finished.
+        Drawn a block at a time (`_burst_uniforms`): one per burst costs as much as the rest of a burst's end."""
+        block = self.bursts
+        if block is None or block[0] != iteration >> _BLOCK_BITS:
+            block = self.bursts = (iteration >> _BLOCK_BITS, _burst_uniforms(self.burst_seed, iteration >> _BLOCK_BITS))
+        return -self.burst * math.log(block[1][iteration & _BLOCK_MASK])
 
     def peak_demand(self) -> float:
         return self.memory[0][1] if len(self.memory) == 1 else max(size for _, size in self.memory)
@@ -224,6 +227,22 @@ class Job:
         }
 
 
-_MASK = (1 << 64) - 1
+_BLOCK_BITS = 10
+_BLOCK_MASK = (1 << _BLOCK_BITS) - 1
+
+
+def _burst_uniforms(seed: int, block: int) -> list[float]:
+    """1 - u for the draws `block` x 1024 .. + 1023 of splitmix64 from `seed`: z = seed + (i + 1) x golden
+    gamma, mixed, and u = its top 53 bits / 2^53. numpy's uint64 arithmetic wraps modulo 2^64 as the hash
+    does, and the float steps are exact: the very values of one draw at a time."""
+    u64 = np.uint64
+    z = np.arange(block << _BLOCK_BITS, (block + 1) << _BLOCK_BITS, dtype=u64) + u64(1)
+    z = z * u64(0x9E3779B97F4A7C15) + u64(seed)
+    z = (z ^ (z >> u64(30))) * u64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> u64(27))) * u64(0x94D049BB133111EB)
+    z ^= z >> u64(31)
+    return (1.0 - (z >> u64(11)) / 9007199254740992.0).tolist()
+
+
 _STATE_FIELDS = tuple(f.name for f in fields(Job) if f.name not in Job._LOCAL)
 _KNOWN = {f.name: f for f in fields(Job) if f.name not in Job._LOCAL}       # what a received job may carry

@@ -326,11 +326,11 @@ class Workstation(Participant):
     def _receive(self, item) -> None:
         env, job = item
         kind = env.kind
-        if kind in VIEWS:
+        if kind == "sync":               # a parallel task's partner ended a compute phase (first: the most common)
+            self.phases.synced(env.payload)
+        elif kind in VIEWS:
             self.reports.received(env)
             self._view_refreshed()
-        elif kind == "sync":             # a parallel task's partner ended a compute phase
-            self.phases.synced(env.payload)
         elif kind in NETWORK_RAM:
             self.ram.receive(env)
         elif kind in REMOTE_IO:

@@ -1,5 +1,6 @@
 """Paper 001's run-queue insertion policies (policies/rr, dyn, pred, csm) on spec 001 §8.2's hand-checkable
 cases, and the starvation bound, without a workstation: a node here is what the policies read of one."""
+import math
 from types import SimpleNamespace
 
 import pytest
@@ -197,3 +198,22 @@ def test_the_mapping_counts_what_it_sent_until_its_view_is_refreshed():
     node.view_version += 1
     node.view_refreshes += 1                # reports came: they show what is there now (no demand, here)
     assert mapping.map_tasks(job(3), node) == [0, 1]
+
+
+def test_burst_lengths_drawn_by_block_are_splitmix64_one_at_a_time():
+    """`Job.burst_length` draws a block of bursts at once with numpy: bit for bit the hash of one draw at a time,
+    across a block's edge and back (a task's partners may be an iteration behind)."""
+    mask = (1 << 64) - 1
+
+    def one(seed, i):
+        z = (seed + (i + 1) * 0x9E3779B97F4A7C15) & mask
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+        z ^= z >> 31
+        return -0.025 * math.log(1.0 - (z >> 11) / 9007199254740992.0)
+
+    for seed in (0, 1, 12345, (1 << 63) - 1, 0x5DEECE66D0F1E2D3 & ((1 << 63) - 1)):
+        job = Job(id=1, home=0, arrival=0.0, work=1.0, burst=0.025, burst_seed=seed)
+        for i in (0, 1, 1022, 1023, 1024, 1023, 5000, 3):
+            assert job.burst_length(i) == one(seed, i)
+        assert "bursts" not in job.to_state()
