@@ -175,7 +175,7 @@ def test_p002_quick_writes_every_run_and_its_report(ray_local, tmp_path):
 
 
 def test_p001_quick_writes_every_run_and_its_report(ray_local, tmp_path):
-    """`nowemu reproduce p001 --quick`: Fig. 4's static workload on 4 nodes under PRED and CSM, one point of each
+    """`nowemu reproduce p001 --quick`: Fig. 4's static workload on 2 nodes under PRED and CSM, one point of each
     dynamic workload under its three policies, and the paced run beside inline. The report's figures are the
     runs' own: J1's and J2's ends from their slowdowns (eq. 10), the dynamic tables from the runs' summaries."""
     report = tmp_path / "p001.md"
@@ -251,7 +251,7 @@ def test_full_reproduction_runs_every_experiment(ray_local, tmp_path, paper):
 def test_p003_quick_writes_every_run_and_its_report(ray_local, tmp_path):
     """`nowemu reproduce p003 --quick`: Ch. 3's four experiments (Figs. 3.4, 3.5, 3.6, 3.9) at two values of their
     axes, each figure's policies and NLB (made once, in Fig. 3.4's runs, where the others share it; none in Fig.
-    3.5), a third of the jobs; WAL-PM's sensitivities (Figs. 3.7, 3.8, 3.10, 3.11) at two values, Fig. 3.4's runs
+    3.5), a fifth of the jobs; WAL-PM's sensitivities (Figs. 3.7, 3.8, 3.10, 3.11) at two values, Fig. 3.4's runs
     where the settings are its; Ch. 4's parallel jobs (Figs. 4.2 and 4.4, 30 % and 60 % parallel; BS beside the 30
     %) and sequential jobs (Fig. 4.1(a)) at the ends of the mean I/O rate, the memory-intensive load (Fig. 4.3, NLB
     among them) at the ends of the fault rate, the six applications' traces (Fig. 4.5) and five of them mixed (Fig.
@@ -272,7 +272,7 @@ def test_p003_quick_writes_every_run_and_its_report(ray_local, tmp_path):
     assert len(runs) == 2 * sum(len(ch3._runs(fig)) for fig in ch3.AXES) + len(ch4_runs) + sum(wal_pm.values())
     text = report.read_text()
     summary = json.loads((tmp_path / "runs" / "fig3.4" / "wal_pm-3.5_MI-s1" / "summary.json").read_text())
-    assert summary["config"]["policy"]["name"] == "wal_pm" and summary["config"]["workload"][0]["jobs"] == 100
+    assert summary["config"]["policy"]["name"] == "wal_pm" and summary["config"]["workload"][0]["jobs"] == 60
     row = next(line for line in text.splitlines() if line.startswith("| 3.5 /MI |"))
     assert row.split(" | ")[7] == f"{summary['metrics']['mean_slowdown']:.2f}"       # NLB, then the 7 in order
     claims = [line for line in text.splitlines() if line.startswith("| Fig. 3.")]

@@ -31,7 +31,7 @@ SHARED = {("fig3.9", 100): ("fig3.4", 3.5)}
 NLB_FROM = {"fig3.6": ("fig3.4", 3.0), "fig3.9": ("fig3.4", 3.5)}
 # NLB, the reference line of the others, is not in Fig. 3.5: the thesis's figure has no such line
 WITHOUT_NLB = ("fig3.5",)
-QUICK = ["workload.jobs=100", 'workload.arrival.span="400 s"']    # a third of the jobs, the same rate
+QUICK = ["workload.jobs=60", 'workload.arrival.span="240 s"']     # a fifth of the jobs, the same rate
 SAME = 0.10         # "almost identical", "nearly identical": within 10 % of each other
 
 
@@ -53,7 +53,7 @@ def _text(fig: str, x: float) -> str:
 def experiments(quick: bool, seeds: int | None) -> list[Experiment]:
     """Each figure's policies over its axis, every policy on the same seeds, and NLB beside them as the
     reference (from Fig. 3.4's runs where it is the same: `NLB_FROM`; not in Fig. 3.5: `WITHOUT_NLB`). `quick`:
-    two values of each axis (its ends; Fig. 3.4's the two the others take NLB from), a third of the jobs at the
+    two values of each axis (its ends; Fig. 3.4's the two the others take NLB from), a fifth of the jobs at the
     same arrival rate, one seed."""
     n = seeds or (1 if quick else 5)
     out = []
