@@ -167,10 +167,11 @@ class Job:
         """The job's `iteration`-th CPU burst (ops): exponential of mean `burst`, from a counter-based hash
         (splitmix64) of the job's seed, so that every task of the job, on any node, draws the same sequence:
         they communicate at the same points of their work, and none waits for a partner that has finished.
-        Drawn a block at a time (`_burst_uniforms`): one per burst costs as much as the rest of a burst's end."""
-        block = self.bursts
-        if block is None or block[0] != iteration >> _BLOCK_BITS:
-            block = self.bursts = (iteration >> _BLOCK_BITS, _burst_uniforms(self.burst_seed, iteration >> _BLOCK_BITS))
+        Drawn a block at a time (`_burst_uniforms`): one at a time, in Python's integers, took a twentieth of a
+        ring run (py-spy on p001's medium workload at 25-ms bursts, 2026-11-29)."""
+        block, index = self.bursts, iteration >> _BLOCK_BITS
+        if block is None or block[0] != index:
+            block = self.bursts = (index, _burst_uniforms(self.burst_seed, index))
         return -self.burst * math.log(block[1][iteration & _BLOCK_MASK])
 
     def peak_demand(self) -> float:
