@@ -77,7 +77,7 @@ def experiments(quick: bool, seeds: int | None) -> list[Experiment]:
     def add(name: str, scenario: str, sets: list[str]) -> None:
         out.append(Experiment(name, scenario, sets, n, samples=False))
     size = 8 if quick else 32
-    part = 2 if quick else 1        # --quick: the first half of a trace's span, with half its jobs (CI's time)
+    part = 2 if quick else 1        # --quick: half a trace's jobs over half its span (CI's time)
     for t in reversed(_traces(quick)):
         jobs, span = TRACES[t]
         trace = ['network.bandwidth="1 Gbps"', "workload.nonmigratable=0", f"cluster.nodes={size}",
