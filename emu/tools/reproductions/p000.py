@@ -50,8 +50,8 @@ def _traces(quick: bool) -> list[int]:
 
 def experiments(quick: bool, seeds: int | None) -> list[Experiment]:
     """Every trace of both groups: G-Loadsharing (`policy=ls_re`) and V-Reconfiguration (the scenario's own
-    [policy] table: memory reservation with the settings it names and their sources). `quick`: 8 nodes and a
-    quarter of each trace's jobs over the same span (the same load per node), traces 1, 3 and 5. G-Loadsharing
+    [policy] table: memory reservation with the settings it names and their sources). `quick`: 8 nodes and an
+    eighth of each trace's jobs over half its span (the same load per node, half the time), traces 1, 3 and 5. G-Loadsharing
     is run both ways (remote executions only, and migrating running jobs too). And, for the SPEC traces, the
     bound: G-Loadsharing with unlimited memory (no paging, no blocking), the most that any scheme managing
     memory better could gain (docs/calibration/p000-headroom.md)."""
@@ -61,7 +61,8 @@ def experiments(quick: bool, seeds: int | None) -> list[Experiment]:
         for t in _traces(quick):
             jobs, span = TRACES[t]
             trace = [f'workload.arrival.span="{span} s"', f"workload.jobs={jobs}",
-                     *(["cluster.nodes=8", f"workload.jobs={jobs // 4}"] if quick else [])]
+                     *(["cluster.nodes=8", f"workload.jobs={jobs // 8}", f'workload.arrival.span="{span / 2:g} s"']
+                       if quick else [])]
             out.append(Experiment(f"{group}-t{t}", scenario, ["policy=ls_re", *trace], n))
             out.append(Experiment(f"{group}-t{t}{RESERVATION}", scenario, trace, n))
             out.append(Experiment(f"{group}-t{t}{MIGRATING}", scenario, ["policy=ls_re", "policy.migrate=true", *trace],
