@@ -106,6 +106,13 @@ class Participant:
     def log(self, kind: str, **fields) -> None:
         self.events.append({"time": self.q.now, "event": kind, "node": self.id, **fields})
 
+    def progress(self, t: float) -> tuple | None:
+        """The stall guard's look at `t` (`emu.engine.stall`), every event before `t` processed: the lazy
+        observations due before it made, as its next event would make them, and what shows progress (a
+        workstation's; a participant that holds no jobs shows none)."""
+        self.q.catch_up(t)
+        return None
+
     def snapshot(self, recent: int = 8) -> dict:
         """What the live view shows (see `emu.tools.view` for every key). Read without changing anything, so that a
         run watched is the run unwatched; small, as paced actors post it over Ray several times a second: the

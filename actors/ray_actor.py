@@ -111,6 +111,10 @@ class Host:
         (p,) = self.parts.values()          # stepped: one participant per host (its windows need its own heap)
         return step(p, until, batches)
 
+    def progress(self, t: float):
+        (p,) = self.parts.values()          # stepped (see `step`)
+        return p.progress(t)
+
     def snapshots(self) -> list[dict]:
         return [p.snapshot() for p in self.parts.values()]
 

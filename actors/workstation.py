@@ -358,6 +358,13 @@ class Workstation(Participant):
         self.ram.borrow()
 
     # -- views -----------------------------------------------------------------------------------------------
+    def progress(self, t: float) -> tuple:
+        """Jobs finished here, arrivals still to come, CPU busy time, jobs held (resident, waiting to be placed
+        or to leave), as of `t`."""
+        super().progress(t)
+        return (len(self.finished), len(self.placement.upcoming), self.cpu.busy_time(),
+                len(self.jobs) + len(self.pending) + len(self.moving))
+
     def snapshot(self) -> dict:
         """Counts as of now; CPU utilization and fault rate over the last load-report period, as reading them
         now would settle the CPU, and its rounding would make a watched run differ from an unwatched one."""

@@ -13,7 +13,8 @@ def jobs_csv(result, path):
 
 @pytest.mark.ray
 @pytest.mark.parametrize("overrides", [
-    ("workload.jobs=40",),
+    # the stall guard looks every 5 s of virtual time (emu/engine/stall.py): at the same window starts
+    ("workload.jobs=40", 'stop.stall="5 s"'),
     # 100-ms slices (paper 001's): a stepped run's cost is its windows, and the scenario's 10-ms slices on eight
     # nodes made it about three times as long (45 s against 16 s, timed by hand on 2026-11-29)
     ("workload.jobs=40", "cpu.mode=\"quantum\"", 'cpu.time_slice="100 ms"', "load_index.exchange=\"gossip\""),

@@ -14,6 +14,7 @@ import heapq
 from collections import defaultdict
 
 from emu.engine.envelope import by_destination, decode_batch
+from emu.engine.stall import StallWatch
 
 INF = float("inf")
 
@@ -42,6 +43,9 @@ class InlineHosts:
     def advance(self, calls: dict) -> dict:
         return {i: step(self.parts[i], until, batches) for i, (until, batches) in calls.items()}
 
+    def progress(self, t: float) -> list:
+        return [self.parts[i].progress(t) for i in sorted(self.parts)]
+
     def finals(self) -> list[dict]:
         return [p.final() for p in self.parts.values()]
 
@@ -49,8 +53,11 @@ class InlineHosts:
         return [p.snapshot() for p in self.parts.values()]
 
 
-def run_windows(hosts, lookahead: float, total_jobs: int, stop: dict, progress=None) -> float:
-    """Advance all participants until every job is done (or the stop time). Returns the end time."""
+def run_windows(hosts, lookahead: float, total_jobs: int, stop: dict, progress=None,
+                watch: StallWatch | None = None) -> float:
+    """Advance all participants until every job is done (or the stop time, or `watch` finds a stall). Returns
+    the end time."""
+    watch = watch or StallWatch(stop)
     nexts = hosts.next_times()
     heap = [(t, i) for i, t in nexts.items()]
     heapq.heapify(heap)
@@ -68,6 +75,9 @@ def run_windows(hosts, lookahead: float, total_jobs: int, stop: dict, progress=N
             break                                    # (at the end of the window its last job ended in)
         if t >= stop_time:
             end = stop_time
+            break
+        if t >= watch.next and watch.stalled(t, hosts.progress(t)):
+            end = t
             break
         until = min(t + lookahead, stop_time)
         due = []

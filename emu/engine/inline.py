@@ -17,10 +17,13 @@ import heapq
 
 from emu.engine.envelope import ALL, by_destination, decode_batch, destinations
 from emu.engine.kernel import FN, MESSAGE, Heap
+from emu.engine.stall import StallWatch
 
 
-def run_inline(parts: dict, heap: Heap, total: int, stop: dict, lookahead: float, progress=None) -> float:
-    """Run until every job is done (or the stop time); returns the end time."""
+def run_inline(parts: dict, heap: Heap, total: int, stop: dict, lookahead: float, progress=None,
+               watch: StallWatch | None = None) -> float:
+    """Run until every job is done (or the stop time, or `watch` finds a stall); returns the end time."""
+    watch = watch or StallWatch(stop)
     entries, pop = heap.entries, heapq.heappop
     stop_time, all_done = stop["time"], stop["when"] == "all_done"
     done = 0
@@ -39,7 +42,8 @@ def run_inline(parts: dict, heap: Heap, total: int, stop: dict, lookahead: float
             continue
         now = entry[0]
         if now >= window_end:
-            if over or now >= stop_time:
+            if over or now >= stop_time or now >= watch.next and watch.stalled(
+                    now, [p.progress(now) for p in parts.values()]):
                 heapq.heappush(entries, entry)
                 break
             window_end = min(now + lookahead, stop_time)
@@ -74,7 +78,7 @@ def run_inline(parts: dict, heap: Heap, total: int, stop: dict, lookahead: float
         if events == every:
             events = 0
             progress(now, done, snapshots)
-    end = stop_time if now >= stop_time and not over else window_end
+    end = watch.at if watch.at is not None else stop_time if now >= stop_time and not over else window_end
     for p in parts.values():
         p.q.now = max(p.q.now, end)
     if progress is not None:

@@ -96,6 +96,10 @@ class RayHosts:
         refs = [self.actors[i].step.remote(*calls[i]) for i in ids]
         return dict(zip(ids, self.ray.get(refs)))
 
+    def progress(self, t: float) -> list:
+        ids = sorted(self.actors)
+        return self.ray.get([self.actors[i].progress.remote(t) for i in ids])
+
     def finals(self) -> list[dict]:
         return _finals(self.ray.get([a.final.remote() for a in self.actors.values()]))
 
@@ -167,6 +171,7 @@ def run(runtime: str, scenario: dict, bps: list[dict], total: int, speed: float,
     ray = start_ray(address)
     from emu.engine import cluster
     from emu.engine.conservative import run_windows
+    from emu.engine.stall import StallWatch
     t0 = time.perf_counter()
     hosts = _spawn(ray, parts)
     info = {"hosts": _hosting(ray, hosts), "actors": len(hosts), "startup_time": time.perf_counter() - t0}
@@ -177,10 +182,12 @@ def run(runtime: str, scenario: dict, bps: list[dict], total: int, speed: float,
         if runtime == "paced":
             finals, end = _run_paced(ray, hosts, scenario, total, speed, progress, info, local=not address)
         else:
-            ray_hosts = RayHosts(ray, hosts)
+            ray_hosts, watch = RayHosts(ray, hosts), StallWatch(scenario["stop"])
             try:
-                end = run_windows(ray_hosts, cluster.lookahead(scenario), total, scenario["stop"], progress)
+                end = run_windows(ray_hosts, cluster.lookahead(scenario), total, scenario["stop"], progress, watch)
                 finals = ray_hosts.finals()
+                if watch.at is not None:
+                    info["stalled"] = watch.report()
             except ray.exceptions.RayActorError as exc:
                 outs, end = _salvage(ray, hosts, info, exc)
                 finals = _finals(outs)

@@ -14,6 +14,7 @@ from contextlib import contextmanager
 import emu
 from emu.engine import cluster, results
 from emu.engine.inline import run_inline
+from emu.engine.stall import StallWatch
 from emu.inputs.scenario import ScenarioError
 
 
@@ -54,7 +55,10 @@ def _run(scenario: dict, runtime: str, speed: float, address, progress, log, act
     extra = {"runtime": runtime, "version": emu.__version__}
     if runtime == "inline":
         parts, heap, _ = cluster.in_process(bps)
-        end = run_inline(parts, heap, total, scenario["stop"], cluster.lookahead(scenario), progress)
+        watch = StallWatch(scenario["stop"])
+        end = run_inline(parts, heap, total, scenario["stop"], cluster.lookahead(scenario), progress, watch)
+        if watch.at is not None:
+            extra["stalled"] = watch.report()
         finals = [p.final() for p in parts.values()]
         for p in parts.values():    # recorded in finals; held by the participants' cycles, they would wait for
             p.finished.clear()      # a collection that walks every one (a tenth of an M/M/1 run's time)

@@ -235,6 +235,7 @@ SCHEMA = {
     "stop": F("table", schema={
         "when": F("str", "all_done", choices=("all_done", "time")),
         "time": F("time", "1e7 s", positive=True),
+        "stall": F("time", "1e5 s", positive=True),       # emu.engine.stall
     }),
 }
 

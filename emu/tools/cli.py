@@ -24,6 +24,7 @@ import sys
 import time
 from pathlib import Path
 
+from emu.engine import stall
 from emu.engine.envelope import MessageError
 from emu.inputs.scenario import ScenarioError
 
@@ -197,7 +198,7 @@ def cmd_run(args) -> int:
         result = run(s, runtime, speed, args.address, live, log=console.print, actors=args.actors)
     results.write(result, out)
     _print_summary(console, result["summary"], out)
-    return 3 if "lost" in result["summary"] else 0
+    return 3 if "lost" in result["summary"] else 4 if "stalled" in result["summary"] else 0
 
 
 def _print_summary(console, summary: dict, out: Path) -> None:
@@ -226,6 +227,8 @@ def _print_summary(console, summary: dict, out: Path) -> None:
         console.print(f"[bold red]lost: participant(s) {where} died ({lost['error']}); the run stopped at "
                       f"virtual {summary['end']:.1f} s; {states['lost']} job(s) lost with them (state \"lost\" in "
                       f"jobs.csv), {states['done']} done, the rest as the survivors held them[/]")
+    if "stalled" in summary:
+        console.print(f"[bold red]{stall.line(summary['stalled'])}[/]")
     for w in summary.get("warnings", []):
         console.print(f"[yellow]warning: {w}[/]")
     figures = {k: "n/a" if c[k] is None else format(c[k], ".1e")

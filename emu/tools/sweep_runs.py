@@ -10,7 +10,7 @@ import itertools
 import json
 from pathlib import Path
 
-from emu.engine import results
+from emu.engine import results, stall
 from emu.engine.ray_runtime import paced_warnings
 from emu.engine.run import run
 from emu.inputs import schema
@@ -23,8 +23,11 @@ def one_line(exc: BaseException) -> str:
 
 
 def check_error(summary: dict) -> str | None:
-    """Why a finished run does not count (its accounting did not balance), or None."""
+    """Why a finished run does not count (its accounting did not balance, or it stalled), or None."""
+    if "stalled" in summary:
+        return stall.line(summary["stalled"])
     return None if summary["checks"]["jobs_accounted"] else "check jobs_accounted failed"
+
 
 
 def run_one(config: dict, runtime: str, out: str, samples: bool = True) -> dict:
