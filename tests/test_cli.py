@@ -68,6 +68,7 @@ def test_bench_without_simpy_says_what_to_install(monkeypatch, capsys, tmp_path)
 
 
 def test_report_head_reads_back_what_it_writes():
+    from emu.tools import pace
     from emu.tools.reproduce import _head, read_head
     for resumed, earlier, wall, count in ((0, (), 1937.0, 1), (17, (), 1937.0, 1),
                                           (17, [{"wall": 600.0, "made": 17}], 2537.0, 2),
@@ -75,7 +76,9 @@ def test_report_head_reads_back_what_it_writes():
         text = "Written by `nowemu reproduce p000` " + _head("2026-11-24 18:55 UTC", 60, "inline", 3269.4, 1937.2,
                                                              resumed, earlier) + " on vm (Linux)."
         assert read_head(text) == {"date": "2026-11-24 18:55 UTC", "runs": 60, "run_time": 3269.0, "wall": wall,
-                                   "read_back": resumed, "invocations": count}
+                                   "read_back": resumed, "invocations": count, "pace": None}
+        paced = text + " " + pace.words({"alone": 0.1234, "pair": 0.2}, {"alone": 0.3, "pair": 0.4})
+        assert read_head(paced)["pace"] == (0.123, 0.2, 0.3, 0.4)
     assert read_head("no head here") is None
 
 

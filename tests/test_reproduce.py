@@ -77,6 +77,26 @@ def test_unknown_paper_is_one_clear_line(capsys):
     assert "unknown paper 'p999'" in err and "p004" in err and err.count("\n") == 1
 
 
+def test_a_full_run_gives_the_machine_pace_as_it_started_and_ended(ray_local, tmp_path, monkeypatch):
+    """A paper of one small run, not --quick: its report's head says how fast the machine was, measured (two
+    paces, each of the fixed loop alone and two at once), and invocations.jsonl keeps them."""
+    import re
+    import types
+    from emu.tools import pace
+    from emu.tools.reproduce import Experiment
+    paper = types.SimpleNamespace(TITLE="a test", analyse=lambda records, plots: ([], []),
+                                  experiments=lambda quick, seeds: [Experiment("mm1", "mm1.toml", ["workload.jobs=50"])])
+    monkeypatch.setitem(sys.modules, "emu.tools.reproductions.tiny", paper)
+    report = tmp_path / "tiny.md"
+    assert cli.main(["reproduce", "tiny", "--out", str(tmp_path / "runs"), "--report", str(report)]) == 0
+    said = re.search(r"The machine's pace \(.+?\): ([\d.]+) s alone and ([\d.]+) s two at once as it started, "
+                     r"([\d.]+) s and ([\d.]+) s as it ended\.", report.read_text())
+    kept = json.loads((tmp_path / "runs" / "invocations.jsonl").read_text())["pace"]
+    assert said and [float(x) for x in said.groups()] == [round(p[k], 3) for p in kept for k in ("alone", "pair")]
+    assert all(0 < p[k] < 60 for p in kept for k in p) and len(kept) == 2
+    assert pace.reference(1000) > 0
+
+
 def test_p000_quick_writes_every_run_and_its_report(ray_local, tmp_path):
     """`nowemu reproduce p000 --quick`: both groups, traces 1, 3, 5, both policies, on 8 nodes, and the SPEC
     traces' bound (G-Loadsharing with unlimited memory), and G-Loadsharing migrating running jobs (paper 000's

@@ -16,7 +16,8 @@ resumed from runs made by earlier invocations gives the wall time of all of them
 One stopped before its end (a session cut short) is entered by the next `--resume`, from the record it kept as
 each run ended: its wall time up to its last finished run (a run cut short is made again, and counted then).
 The report (default docs/reproductions/<paper>.md, or <paper>-quick.md) is written whole by this command and
-never edited by hand; plots go beside it (matplotlib, optional).
+never edited by hand; plots go beside it (matplotlib, optional). A full run's report gives the machine's pace
+as it started and ended (`emu.tools.pace`), as the same runs take two or three times as long on a busy day.
 """
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ from emu.engine import results
 from emu.inputs import SCENARIOS
 from emu.inputs.errors import ScenarioError
 from emu.inputs.workload import offered_load
-from emu.tools import sweep, sweep_runs, sweep_table
+from emu.tools import pace, sweep, sweep_runs, sweep_table
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "reproductions"
 
@@ -161,6 +162,7 @@ def main(args) -> int:
     twins = _twins(runs)
     if args.resume:
         _enter_stopped(out)
+    paces = [] if args.quick else [pace.pace()]         # (a quick run's time is no aim's: CI's is saved)
     start, made = time.perf_counter(), 0
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console, transient=not console.is_terminal) as bar:
@@ -187,11 +189,12 @@ def main(args) -> int:
                 shutil.copytree(out / first["dir"], out / r["dir"], dirs_exist_ok=True)
             done(r)
     wall = time.perf_counter() - start
+    paces += [] if args.quick else [pace.pace()]
     earlier = _earlier(out, report, sum(1 for r in runs if r.get("resumed"))) if args.resume else []
     kept = (out / INVOCATIONS).exists()       # if not, the earlier ones (from a report's head) enter it first
     with open(out / INVOCATIONS, "a") as fh:
         for e in ([] if kept else earlier) + [{"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                                               "wall": wall, "made": made}]:
+                                               "wall": wall, "made": made, **({"pace": paces} if paces else {})}]:
             fh.write(json.dumps(e) + "\n")
     (out / RUNNING).unlink(missing_ok=True)
     failed = [r for r in runs if r["error"]]
@@ -212,7 +215,8 @@ def main(args) -> int:
                       {True: "[green]yes[/]", False: "[red]no[/]", None: "not measured"}[c.holds])
     console.print(table)
     report.parent.mkdir(parents=True, exist_ok=True)
-    report.write_text(_markdown(paper, args, claims, sections, runs, failed, wall, out, plots, report, earlier))
+    report.write_text(_markdown(paper, args, claims, sections, runs, failed, wall, out, plots, report, earlier,
+                                paces))
     console.print(f"report: {report}   runs: {out}/   wall {wall:.0f} s"
                   f"{f'   [red]{len(failed)} run(s) failed[/]' if failed else ''}")
     return 1 if failed else 0
@@ -300,18 +304,25 @@ _HEAD = re.compile(r"on (.+? UTC): (\d+) runs \(\w+, (\d+) s of run time summed 
                    r"(?: \(this invocation, which read (\d+) of the runs)?")
 
 
+_PACE = re.compile(r"The machine's pace \(.+?\): ([\d.]+) s alone and ([\d.]+) s two at once as it started, "
+                   r"([\d.]+) s and ([\d.]+) s as it ended\.")
+
+
 def read_head(text: str) -> dict | None:
     """A report's head as `_head` wrote it: date, runs, run_time and wall (s), read_back (runs read from an
-    earlier invocation) and invocations (how many made the runs, the wall time theirs); None if the text has
-    none."""
+    earlier invocation) and invocations (how many made the runs, the wall time theirs), and the machine's pace
+    (`pace.words`: alone and two at once, at the start and the end, s; None in a report without it); None if
+    the text has no head."""
     head = _HEAD.search(text)
     if head is None:
         return None
+    pace_said = _PACE.search(text)
     return {"date": head[1], "runs": int(head[2]), "run_time": float(head[3]), "wall": float(head[4]),
-            "read_back": int(head[6] or head[7] or 0), "invocations": int(head[5] or 1)}
+            "read_back": int(head[6] or head[7] or 0), "invocations": int(head[5] or 1),
+            "pace": tuple(map(float, pace_said.groups())) if pace_said else None}
 
 
-def _markdown(paper, args, claims, sections, runs, failed, wall, out, plots, report, earlier) -> str:
+def _markdown(paper, args, claims, sections, runs, failed, wall, out, plots, report, earlier, paces) -> str:
     command = f"nowemu reproduce {args.paper}" + (" --quick" if args.quick else "") + \
         (f" --seeds {args.seeds}" if args.seeds else "") + (f" --runtime {args.runtime}" if args.runtime != "inline" else "")
     resumed = sum(1 for r in runs if r.get("resumed"))
@@ -326,7 +337,8 @@ def _markdown(paper, args, claims, sections, runs, failed, wall, out, plots, rep
          f"({platform.platform()}). Every number below comes from those runs (their results folders were "
          f"written under `{out}`" + (f"; {twins} more folders there copy a run of another experiment with the "
                                       f"same scenario, seed and runtime, run once" if twins else "") +
-         "); re-run the command to re-measure. Do not edit this file by hand.", ""]
+         "); re-run the command to re-measure. Do not edit this file by hand." +
+         (f" {pace.words(*paces)}" if paces else ""), ""]
     if args.quick:
         L += ["**Scaled-down variant** (`--quick`, what CI runs): fewer nodes, jobs, levels and seeds than the "
               "paper; the full run is the same command without `--quick`.", ""]
