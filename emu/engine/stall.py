@@ -25,8 +25,8 @@ class StallWatch:
     def __init__(self, stop: dict):
         self.period = stop.get("stall", INF)
         self.next = self.period     # the virtual time of the next look
-        self.last = None            # the figures of the last look, and when it was
-        self.at = self.since = None     # a stall: the look that found it and the one before
+        self.last = self.since = None   # the figures of the last look that saw progress, and its time
+        self.at = None                  # the look that found none since (a stall)
 
     def stalled(self, t: float, figures: list) -> bool:
         """A look at window start `t`: True if nothing progressed since the last look while jobs remain.
