@@ -86,10 +86,11 @@ class FluidCPU:
     def queue_length(self) -> int:
         return len(self.ready)
 
-    def busy_time(self) -> float:
-        """Seconds busy as of now, read without settling: a look (a load sample) leaves the jobs' accounting as
-        it was, so that how often a run is sampled does not change its numbers."""
-        dt = self.q.now - self.last
+    def busy_time(self, at: float | None = None) -> float:
+        """Seconds busy as of now (or of `at`, not before the last event), read without settling: a look (a load
+        sample) leaves the jobs' accounting as it was, so that how often a run is sampled does not change its
+        numbers."""
+        dt = (self.q.now if at is None else at) - self.last
         return self.busy + dt if dt > 0 and (self.ready or self.held) else self.busy
 
     # -- the model -------------------------------------------------------------------------------------------
@@ -222,8 +223,8 @@ class QuantumCPU:
     def queue_length(self) -> int:
         return sum(map(len, self.queues.values())) + (self.current is not None)
 
-    def busy_time(self) -> float:
-        return self.busy + (0.0 if self.current is None else self.q.now - self._switch_start)
+    def busy_time(self, at: float | None = None) -> float:
+        return self.busy + (0.0 if self.current is None else (self.q.now if at is None else at) - self._switch_start)
 
     # -- the model -------------------------------------------------------------------------------------------
     def _enqueue(self, job: Job, reason: str) -> bool:

@@ -108,9 +108,13 @@ class Participant:
 
     def progress(self, t: float) -> tuple | None:
         """The stall guard's look at `t` (`emu.engine.stall`), every event before `t` processed: the lazy
-        observations due before it made, as its next event would make them, and what shows progress (a
-        workstation's; a participant that holds no jobs shows none)."""
+        observations due before it made, as its next event would make them, and its `figures`."""
         self.q.catch_up(t)
+        return self.figures(t)
+
+    def figures(self, t: float) -> tuple | None:
+        """What shows progress as of `t`, read without changing anything (a workstation's; a participant that
+        holds no jobs shows none)."""
         return None
 
     def snapshot(self, recent: int = 8) -> dict:

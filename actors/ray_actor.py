@@ -221,12 +221,14 @@ class Host:
             except asyncio.TimeoutError:
                 break
 
-    def _post(self, board):
-        """Post every participant's snapshot, with the p99 of this host's event lateness since its last post."""
+    def _post(self, board, vnow: float):
+        """Post every participant's snapshot, with the p99 of this host's event lateness since its last post and
+        its figures for the stall guard as of `vnow` (`emu.engine.stall`)."""
         recent = self.lateness[self.reported:]
         self.reported = len(self.lateness)
         p99 = float(np.percentile(recent, 99)) if len(recent) else 0.0
-        return board.post.remote([{**p.snapshot(), "lateness_p99": p99} for p in self.parts.values()])
+        return board.post.remote([{**p.snapshot(), "lateness_p99": p99, "figures": p.figures(vnow)}
+                                  for p in self.parts.values()])
 
     def _advance(self, vnow: float, epoch: float, speed: float) -> bool:
         """Process the events before `vnow` in order, on the shared heap (emu.engine.inline's loop), recording each
@@ -276,7 +278,7 @@ class Host:
         while self.running:
             if time.time() - posted >= POST_EVERY:
                 posted = time.time()
-                self._post(board)
+                self._post(board, vnow)
             vnow = min((time.time() - epoch) * speed, stop_time)
             self._deliver()
             done = self._advance(vnow, epoch, speed)
@@ -297,7 +299,7 @@ class Host:
         for p in self.parts.values():         # all have run to the end, as inline leaves them
             p.q.now = max(p.q.now, vnow)
         await self._close()         # everything sent has landed before we report (what went to a dead peer is lost)
-        await self._post(board)
+        await self._post(board, vnow)
         return self.now()
 
 

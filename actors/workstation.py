@@ -358,11 +358,10 @@ class Workstation(Participant):
         self.ram.borrow()
 
     # -- views -----------------------------------------------------------------------------------------------
-    def progress(self, t: float) -> tuple:
+    def figures(self, t: float) -> tuple:
         """Jobs finished here, arrivals still to come, CPU busy time, jobs held (resident, waiting to be placed
         or to leave), as of `t`."""
-        super().progress(t)
-        return (len(self.finished), len(self.placement.upcoming), self.cpu.busy_time(),
+        return (len(self.finished), len(self.placement.upcoming), self.cpu.busy_time(t),
                 len(self.jobs) + len(self.pending) + len(self.moving))
 
     def snapshot(self) -> dict:

@@ -69,3 +69,37 @@ def test_nowemu_run_says_so_and_exits_with_status_4(odd_jobs_never_run, tmp_path
     stalled = json.loads((tmp_path / "run" / "summary.json").read_text())["stalled"]
     assert status == 4 and stalled["held"] == 20
     assert stall.line(stalled) in capsys.readouterr().out.replace("\n", "")
+
+
+def _posted(sets: tuple, stop_at: float, clocks: tuple) -> list[list[dict]]:
+    """Run a scenario in-process to `stop_at` (no look of its own), then what a paced host would post to its
+    board at each of `clocks` (`Host._post`): every participant's snapshot with its figures."""
+    from types import SimpleNamespace
+    from actors.ray_actor import Host
+    from emu.engine.inline import run_inline
+    s = load(*sets, 'stop.when="time"', f'stop.time="{stop_at} s"', 'stop.stall="1e6 s"')
+    bps = cluster.blueprints(s)
+    host = Host(bps)
+    run_inline(host.parts, host.heap, sum(len(bp.get("arrivals", ())) for bp in bps), s["stop"], cluster.lookahead(s))
+    posts = []
+    board = SimpleNamespace(post=SimpleNamespace(remote=posts.append))
+    for t in clocks:
+        host._post(board, t)
+    return posts
+
+
+def test_a_paced_driver_looks_at_the_figures_its_hosts_post(odd_jobs_never_run):
+    """The paced runtime's guard: the driver reads the hosts' posts. Held jobs that never run: a stall at the
+    first look a period after the first; a job running alone, no event of its own: none (its CPU's busy time
+    as of each post's clock grows)."""
+    stuck = _posted(STALLING, 1000.0, (1000.0, 1050.0, 1100.0))
+    watch = stall.StallWatch({"stall": 100.0})
+    assert watch.next == 100.0 and not watch.look(1000.0, stuck[0]) and watch.next == 1100.0
+    assert not watch.look(1050.0, stuck[1])             # not due
+    assert watch.look(1100.0, stuck[2]) and watch.report() == {"at": 1100.0, "since": 1000.0, "stall": 100.0,
+                                                               "held": 20}
+    assert not watch.look(1200.0, stuck[2])             # found once: the driver stops the actors once
+    running = _posted(("mm1.toml", "workload.jobs=1", 'workload.lifetime.distribution="fixed"',
+                       'workload.lifetime.mean="2000 s"', "cluster.nodes=2"), 500.0, (500.0, 600.0))
+    watch = stall.StallWatch({"stall": 100.0})
+    assert not watch.look(500.0, running[0]) and not watch.look(600.0, running[1]) and watch.at is None

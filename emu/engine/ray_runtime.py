@@ -25,6 +25,7 @@ import time
 
 import numpy as np
 
+from emu.engine.stall import StallWatch
 from emu.inputs.scenario import ScenarioError
 
 FAITHFUL_LATENESS_MS = 5.0  # p99 event lateness (wall ms) beyond which a paced run is not faithful (the bar)
@@ -171,7 +172,6 @@ def run(runtime: str, scenario: dict, bps: list[dict], total: int, speed: float,
     ray = start_ray(address)
     from emu.engine import cluster
     from emu.engine.conservative import run_windows
-    from emu.engine.stall import StallWatch
     t0 = time.perf_counter()
     hosts = _spawn(ray, parts)
     info = {"hosts": _hosting(ray, hosts), "actors": len(hosts), "startup_time": time.perf_counter() - t0}
@@ -205,7 +205,7 @@ def _run_paced(ray, hosts: list, scenario: dict, total: int, speed: float, progr
     ports = dict(enumerate(ray.get([a.listen.remote(local, token) for a in handles.values()])))
     ray.get([a.connect.remote(host_of, k, ports) for k, a in handles.items()])
     ray.get([a.warm.remote() for a in handles.values()])
-    stop_time = scenario["stop"]["time"]
+    stop_time, watch = scenario["stop"]["time"], StallWatch(scenario["stop"])
     board = Board.remote()
     ray.get(board.read.remote())
     epoch = time.time() + 0.2
@@ -222,12 +222,14 @@ def _run_paced(ray, hosts: list, scenario: dict, total: int, speed: float, progr
             ray.get(done)           # a loop that ended early because its actor died raises RayActorError
             if len(done) == len(loops):
                 break
-            if scenario["stop"]["when"] == "all_done" and finished >= total:
+            if scenario["stop"]["when"] == "all_done" and finished >= total or watch.look(vnow, snapshots):
                 ray.get([a.stop.remote() for a in handles.values()])
         end = max(ray.get(loops))
         outs = ray.get([a.final.remote() for a in handles.values()])
     except ray.exceptions.RayActorError as exc:
         outs, end = _salvage(ray, hosts, info, exc)
+    if watch.at is not None:
+        info["stalled"] = watch.report()
     wall = time.time() - epoch
     late, transit = (np.concatenate([np.frombuffer(o[key]) for o in outs]) * 1e3 if outs else np.zeros(0)
                      for key in ("lateness", "transit"))

@@ -12,7 +12,8 @@ as at its stop time, every job accounted for in its state, and its summary says 
 So that the inline and stepped runtimes end alike, the guard looks at the start of a conservative window (the
 earliest pending event, which both runtimes know: `emu.engine.inline` keeps track of the stepped runtime's
 windows), the first at or after each due time, and each workstation's figures are as of that instant
-(`Participant.progress`). The paced runtime has no common instants and is not guarded: it is watched live.
+(`Participant.progress`). The paced runtime has no common instants: its driver looks at the figures the hosts
+post to its board (`look`), each as of its host's clock, and stops the actors as at `stop.time`.
 """
 from __future__ import annotations
 
@@ -38,6 +39,14 @@ class StallWatch:
         else:
             self.last, self.since, self.next = figures, t, t + self.period
         return same
+
+    def look(self, t: float, snapshots: list[dict]) -> bool:
+        """A paced run's look, at virtual time `t` as its driver reckons it, when due and no stall was found
+        yet: the figures its hosts last posted (`Host._post`: each as of that host's clock, up to a post's
+        interval behind; nothing progressed over a whole period all the same)."""
+        if self.at is not None or t < self.next:
+            return False
+        return self.stalled(t, [s.get("figures") for s in sorted(snapshots, key=lambda s: s["node"])])
 
     def report(self) -> dict:
         """summary.json's `stalled`: the look that found no progress, the one before it, the guard's period, and
