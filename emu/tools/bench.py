@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 from emu.inputs import SCENARIOS
+from emu.tools import pace
 from emu.tools.bench_memory import bench_memory
 from emu.tools.bench_memory import render as render_memory
 from emu.tools.bench_model import REPEATS, bench_model
@@ -91,7 +92,8 @@ def machine() -> dict:
     return {"platform": platform.platform(), "cpus": cpus, "usable": usable, "processor": platform.processor(),
             "python": platform.python_version(), "ray": ray.__version__, "simpy": simpy.__version__,
             "numpy": numpy.__version__, "nowemu": emu.__version__,
-            "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "load_start": _loadavg(), "busy_start": _cpu_busy()}
+            "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "load_start": _loadavg(), "busy_start": _cpu_busy(),
+            "pace_start": pace.pace()}
 
 
 def _cpu_busy(seconds: float = 2.0) -> float | None:
@@ -142,7 +144,9 @@ def render(mach: dict, cmd: str, p: dict, model: dict, paced: dict, view: dict, 
           f"| CPU busy just before the run (2 s sample) | "
           f"{'n/a' if mach['busy_start'] is None else format(mach['busy_start'], '.0%')} |",
           f"| load average (1, 5, 15 min) at start | {_fmt_load(mach['load_start'])} |",
-          f"| load average (1, 5, 15 min) at end | {_fmt_load(mach.get('load_end'))} |", ""]
+          f"| load average (1, 5, 15 min) at end | {_fmt_load(mach.get('load_end'))} |",
+          f"| the machine's pace at start and end (`emu.tools.pace`: a fixed loop alone / two at once, s; lower is "
+          f"faster) | {_pace_pair(mach['pace_start'])} → {_pace_pair(mach.get('pace_end'))} |", ""]
     if mach["busy_start"] is not None and mach["busy_start"] > 0.2:
         L += [f"Warning: {mach['busy_start']:.0%} of the CPU was busy just before the run started: something else "
               "was running, and the figures below (the paced ones above all) are worse for it.", ""]
@@ -286,6 +290,10 @@ def _pace(said: tuple | None) -> str:
     return "" if said is None else "{:.3f} / {:.3f} → {:.3f} / {:.3f}".format(*said)
 
 
+def _pace_pair(p: dict | None) -> str:
+    return "n/a" if p is None else f"{p['alone']:.3f} / {p['pair']:.3f}"
+
+
 def refresh_reproductions(out: Path) -> int:
     """`nowemu bench --reproductions`: re-read the full reproductions' reports into the table of an existing
     bench file, measuring nothing (a reproduction rerun after the bench would otherwise leave it stale)."""
@@ -373,7 +381,7 @@ def main(quick: bool, out: Path) -> int:
         advance()
         progress.update(task, description="sweep")
         sweep = bench_sweep(log, runs=p["sweep_runs"], jobs=p["sweep_jobs"])
-    mach["load_end"] = _loadavg()
+    mach["load_end"], mach["pace_end"] = _loadavg(), pace.pace()
     text = render(mach, cmd, p, model_speed, paced, view, sweep, papers, memory, time.perf_counter() - start)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text)
