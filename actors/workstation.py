@@ -359,8 +359,7 @@ class Workstation(Participant):
 
     # -- views -----------------------------------------------------------------------------------------------
     def figures(self, t: float) -> tuple:
-        """Jobs finished here, arrivals still to come, CPU busy time, jobs held (resident, waiting to be placed
-        or to leave), as of `t`."""
+        """As of `t`: jobs finished here, arrivals to come, CPU busy time, jobs held (resident, pending, leaving)."""
         return (len(self.finished), len(self.placement.upcoming), self.cpu.busy_time(t),
                 len(self.jobs) + len(self.pending) + len(self.moving))
 
