@@ -55,24 +55,24 @@ def test_same_seed_same_results_other_seed_other_results(tmp_path):
                           'workload.1.lifetime.mean="5 s"', 'workload.2.lifetime.mean="8 s"', 'network.latency="10 ms"')),
     # paper 003: I/O through the re-access buffer model, IO-RE's index in the load reports
     ("p003/io.toml", ("workload.jobs=20", 'workload.arrival.span="60 s"', 'workload.lifetime.max="20 s"',
-                      'network.latency="10 ms"',           # stepped's windows are a latency long (2 ms: twice the time)
+                      'network.latency="20 ms"',           # stepped's windows are a latency long: at 10 ms twice as many
                       'workload.io.initial_data="10 MB"')),   # sent when its read from the disk is done
     # paper 003's IOCM (a job's computation and I/O split: its data to its I/O node, each miss a request there and
-    # its bytes back) and WAL-PM (migrations decided at arrivals, the data written so far moved along); at 10 ms
-    # latency (fewer stepped windows than at 2 ms), where IOCM still splits jobs (five, in the first 45 s) and
-    # WAL-PM still migrates (one, of 20 jobs)
+    # its bytes back) and WAL-PM (migrations decided at arrivals, the data written so far moved along); at 20 ms
+    # latency (half the stepped windows of 10 ms), where IOCM still splits jobs (four, in the first 45 s; five at
+    # 10 ms) and WAL-PM still migrates (one, of 20 jobs) (inline runs, 2026-11-29)
     ("p003/io.toml", ("workload.jobs=40", 'workload.arrival.span="40 s"', 'workload.lifetime.max="20 s"',
-                      'network.latency="10 ms"', 'workload.io.initial_data="10 MB"', "workload.io.read_fraction=0.5",
+                      'network.latency="20 ms"', 'workload.io.initial_data="10 MB"', "workload.io.read_fraction=0.5",
                       "policy=iocm", 'stop.when="time"', 'stop.time="45 s"')),
     ("p003/io.toml", ("workload.jobs=20", 'workload.arrival.span="20 s"', 'workload.lifetime.max="20 s"',
-                      'network.latency="10 ms"', 'workload.io.initial_data="10 MB"', "workload.io.read_fraction=0.5",
+                      'network.latency="20 ms"', 'workload.io.initial_data="10 MB"', "workload.io.read_fraction=0.5",
                       "policy=wal_pm")),
     # paper 003's Ch. 4: parallel tasks with I/O mapped by IOCM-RE, preempted by IOCM-PM with their messages;
-    # BS's central queue, by messages to and from node 0
+    # BS's central queue, by messages to and from node 0 (all 13 jobs through it at 20 ms, as at 10 ms)
     *[("p003/parallel.toml", ("cluster.nodes=6", "workload.0.jobs=8", "workload.1.jobs=5",
                               "workload.1.parallel.sizes=[2, 3, 4]", 'workload.0.arrival.span="20 s"',
                               'workload.1.arrival.span="20 s"', 'workload.0.lifetime.max="5 s"',
-                              'workload.1.lifetime.max="5 s"', 'network.latency="10 ms"', f"policy={policy}"))
+                              'workload.1.lifetime.max="5 s"', 'network.latency="20 ms"', f"policy={policy}"))
       for policy in ("iocm_pm", "bs")],
 ])
 def test_every_family_is_identical_inline_and_stepped(ray_local, tmp_path, name, overrides):
