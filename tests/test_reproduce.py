@@ -343,7 +343,7 @@ def test_p003b_quick_writes_every_run_and_its_report(ray_local, tmp_path):
     assert row.split(" | ")[-1].rstrip(" |") == f"{old['metrics']['job_slowdown']['all']:.2f}"   # IOCM-RE last
     claims = [line for line in text.splitlines() if line.startswith("| Fig. 5.7")]
     assert len(claims) == 4 and all(("| yes |" in c) + ("| **no** |" in c) == 1 for c in claims)
-    # Ch. 6: each figure's policies at its two ends (Fig. 6.2 at three buffer sizes), a sixth of the jobs
+    # Ch. 6: each figure's policies at its two ends (Fig. 6.2 at three buffer sizes), a tenth of the jobs
     assert sum(1 for _ in (tmp_path / "runs").glob("fig6.*/*/summary.json")) == sum(
         len(ends) * len(policies) for _, _, _, _, _, ends, policies in ch6.FIGS.values())
     wal_fc = next((tmp_path / "runs" / "fig6.4").glob("wal_fc-2.625*/events.jsonl")).read_text()

@@ -29,7 +29,7 @@ FIGS = {
     "fig6.5": ("p003/memory.toml", ['workload.io.rate_max="1.875 /MI"'], "memory.fault_rate", "/MI",
                (9.0, 9.5, 10.0, 10.5), (9.0, 10.5), ("cm_re", "io_re", "wal_re", "cm_fc", "io_fc", "wal_fc")),
 }
-QUICK = ["workload.jobs=50", 'workload.arrival.span="200 s"']     # a sixth of the jobs, the same rate
+QUICK = ["workload.jobs=30", 'workload.arrival.span="120 s"']     # a tenth of the jobs, the same rate
 SAME = 0.10         # "close to one another", "similar": within 10 % of each other
 # the thesis's reductions of mean slowdown, (S_base - S) / S_base: (better, base, up to, on average)
 REDUCTIONS = {"fig6.3": [("wal_re", "io_re", 30.6, 23.7), ("wal_fc", "io_fc", 39.7, 32.0),
@@ -44,7 +44,7 @@ def _text(fig: str, x: float) -> str:
 
 
 def experiments(quick: bool, seeds: int | None) -> list[Experiment]:
-    """Each figure's policies over its axis on the same seeds; `quick`: its two ends, a sixth of the jobs, one seed."""
+    """Each figure's policies over its axis on the same seeds; `quick`: its two ends, a tenth of the jobs, one seed."""
     n = seeds or (1 if quick else 5)
     return [Experiment(fig, scenario, [f"policy={','.join(policies)}", *fixed,
                                        f"{key}={','.join(_text(fig, x) for x in (ends if quick else xs))}",
