@@ -55,7 +55,7 @@ def test_same_seed_same_results_other_seed_other_results(tmp_path):
                           'workload.1.lifetime.mean="5 s"', 'workload.2.lifetime.mean="8 s"', 'network.latency="10 ms"')),
     # paper 003: I/O through the re-access buffer model, IO-RE's index in the load reports
     ("p003/io.toml", ("workload.jobs=20", 'workload.arrival.span="60 s"', 'workload.lifetime.max="20 s"',
-                      'network.latency="20 ms"',           # stepped's windows are a latency long: at 10 ms twice as many
+                      'network.latency="20 ms"',      # stepped's windows are a latency long: twice as many at 10 ms
                       'workload.io.initial_data="10 MB"')),   # sent when its read from the disk is done
     # paper 003's IOCM (a job's computation and I/O split: its data to its I/O node, each miss a request there and
     # its bytes back) and WAL-PM (migrations decided at arrivals, the data written so far moved along); at 20 ms

@@ -53,5 +53,5 @@ def pace() -> dict:
 def words(start: dict, end: dict) -> str:
     """A report's sentence on the pace at its start and end."""
     return (f"The machine's pace (`emu/tools/pace.py`'s fixed loop, best of {REPEATS}): {start['alone']:.3f} s "
-            f"alone and {start['pair']:.3f} s two at once as it started, {end['alone']:.3f} s and "
+            f"alone and {start['pair']:.3f} s two at once as this invocation started, {end['alone']:.3f} s and "
             f"{end['pair']:.3f} s as it ended.")

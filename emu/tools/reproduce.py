@@ -17,7 +17,7 @@ One stopped before its end (a session cut short) is entered by the next `--resum
 each run ended: its wall time up to its last finished run (a run cut short is made again, and counted then).
 The report (default docs/reproductions/<paper>.md, or <paper>-quick.md) is written whole by this command and
 never edited by hand; plots go beside it (matplotlib, optional). A full run's report gives the machine's pace
-as it started and ended (`emu.tools.pace`), as the same runs take two or three times as long on a busy day.
+as its invocation started and ended (`emu.tools.pace`), as the same runs take two or three times as long on a busy day.
 """
 from __future__ import annotations
 
@@ -304,8 +304,8 @@ _HEAD = re.compile(r"on (.+? UTC): (\d+) runs \(\w+, (\d+) s of run time summed 
                    r"(?: \(this invocation, which read (\d+) of the runs)?")
 
 
-_PACE = re.compile(r"The machine's pace \(.+?\): ([\d.]+) s alone and ([\d.]+) s two at once as it started, "
-                   r"([\d.]+) s and ([\d.]+) s as it ended\.")
+_PACE = re.compile(r"The machine's pace \(.+?\): ([\d.]+) s alone and ([\d.]+) s two at once as this invocation "
+                   r"started, ([\d.]+) s and ([\d.]+) s as it ended\.")
 
 
 def read_head(text: str) -> dict | None:

@@ -51,10 +51,10 @@ def _traces(quick: bool) -> list[int]:
 def experiments(quick: bool, seeds: int | None) -> list[Experiment]:
     """Every trace of both groups: G-Loadsharing (`policy=ls_re`) and V-Reconfiguration (the scenario's own
     [policy] table: memory reservation with the settings it names and their sources). `quick`: 8 nodes and an
-    eighth of each trace's jobs over half its span (the same load per node, half the time), traces 1, 3 and 5. G-Loadsharing
-    is run both ways (remote executions only, and migrating running jobs too). And, for the SPEC traces, the
-    bound: G-Loadsharing with unlimited memory (no paging, no blocking), the most that any scheme managing
-    memory better could gain (docs/calibration/p000-headroom.md)."""
+    eighth of each trace's jobs over half its span (the same load per node, half the time), traces 1, 3 and 5.
+    G-Loadsharing is run both ways (remote executions only, and migrating running jobs too). And, for the SPEC
+    traces, the bound: G-Loadsharing with unlimited memory (no paging, no blocking), the most that any scheme
+    managing memory better could gain (docs/calibration/p000-headroom.md)."""
     n = seeds or (1 if quick else 3)
     out = []
     for group, scenario in GROUPS.items():
