@@ -20,7 +20,11 @@ The paper's node model, as its spec reads it (spec 001 §3.4, §5.4, ambiguity r
 
 Per task, two numpy arrays over its virtual pages (resident or not; each page's stamp, inf while out) and the
 oldest resident page found so far (recomputed only when that page may have changed): no per-page Python
-objects. A stamp is not a time but the count of the node's page uses (references and loads) so far: uses at
+objects. Finding the oldest is where a node short of memory spends its time (a fifth of Fig. 4's run, py-spy,
+2026-11-29), so it uses what the model guarantees: within a phase the pages outside the window are never
+stamped again (references and loads fall in the window) and only leave, so their order by stamp is sorted
+once per phase and read with a cursor; and once the task has run in its phase they are all older than any page
+of its window (stamped before the phase began), so the window is looked at only when none of them is left. A stamp is not a time but the count of the node's page uses (references and loads) so far: uses at
 one instant keep their order (a task dispatched just after another faulted, at the same time, is the more
 recently used), and no two uses tie. A task-granular dispatch costs O(1): it records its stamp (`last`),
 and a page of the current window counts as stamped max(its own stamp, last); the window's stamps are written
@@ -37,7 +41,7 @@ INF = float("inf")
 
 class TaskPages:
     __slots__ = ("vir", "ws", "ws_sd", "phase", "wrk", "off", "phase_end", "res", "resident", "stamp", "last",
-                 "oldest")
+                 "oldest", "outside", "cursor", "scanned")
 
     def __init__(self, vir: int, ws: float, ws_sd: float, phase: float):
         self.vir, self.ws, self.ws_sd, self.phase = vir, ws, ws_sd, phase
@@ -47,6 +51,9 @@ class TaskPages:
         self.stamp = np.full(vir, INF)
         self.last = -INF                        # its last dispatch in this phase (task-granular stamps)
         self.oldest: tuple | None = None        # (stamp, page) of its oldest resident page; None: not known
+        self.outside: list | None = None        # the pages outside the window, oldest first; None: not sorted yet
+        self.cursor = 0                         # outside[cursor:]: those not yet seen gone
+        self.scanned = 0                        # no page of the window below this one is in
 
     def stamps(self) -> np.ndarray:
         """Every page's stamp as of now: the current window's raised to the last dispatch."""
@@ -138,6 +145,8 @@ class PageMemory:
         self.uses += 1
         t.resident[page] = True
         t.stamp[page] = self.uses           # the newest page: never the task's oldest
+        if page < t.scanned:
+            t.scanned = page
         t.res += 1
         self.used += 1
 
@@ -147,18 +156,59 @@ class PageMemory:
             t.stamp = t.stamps()
             t.last = -INF
             t.oldest = None
+        t.outside = None
         rng, vir = self.rng, t.vir
         wrk = int(round(rng.gauss(t.ws * vir, t.ws_sd * vir)))
         t.wrk = min(max(wrk, 1), vir)
         t.off = rng.randrange(vir - t.wrk + 1)
+        t.scanned = t.off
         t.phase_end = done + rng.expovariate(1.0 / t.phase) if t.phase > 0 else INF
 
     def _oldest(self, t: TaskPages) -> tuple:
+        """(stamp, page) of the task's oldest resident page, equal stamps lowest page first."""
         if t.oldest is None:
-            stamps = t.stamps()
-            page = int(stamps.argmin())
-            t.oldest = (float(stamps[page]), page)
+            if t.last == -INF:          # not run in this phase yet (or per-page stamps): read them all
+                page = int(t.stamp.argmin())
+                t.oldest = (float(t.stamp[page]), page)
+            else:
+                t.oldest = self._outside(t) or self._window(t)
         return t.oldest
+
+    @staticmethod
+    def _outside(t: TaskPages) -> tuple | None:
+        """The oldest resident page outside the window, if any is left."""
+        if t.outside is None:
+            pages = np.flatnonzero(t.resident)
+            pages = pages[(pages < t.off) | (pages >= t.off + t.wrk)]
+            t.outside, t.cursor = pages[np.lexsort((pages, t.stamp[pages]))].tolist(), 0
+        outside, resident, i = t.outside, t.resident, t.cursor
+        while i < len(outside) and not resident[outside[i]]:
+            i += 1
+        t.cursor = i
+        return (float(t.stamp[outside[i]]), outside[i]) if i < len(outside) else None
+
+    @staticmethod
+    def _window(t: TaskPages) -> tuple:
+        """The oldest resident page of the window: its lowest page in, stamped `last` unless it came in since the
+        task last ran (then the window is read whole). Pages leave the window from its low end (the oldest of
+        equal stamps go first), so the look starts at the lowest page that may be in (`scanned`, lowered by a
+        load below it) and goes up in growing steps."""
+        resident, end = t.resident, t.off + t.wrk
+        i, step = t.scanned, 64
+        while i < end:
+            k = int(resident[i:i + step].argmax())
+            if resident[i + k]:
+                i += k
+                break
+            i, step = i + step, step * 2
+        t.scanned = i
+        if i < end and t.stamp[i] <= t.last:
+            return float(t.last), i
+        window = t.stamp[t.off:end]
+        if window.min() <= t.last:
+            return float(t.last), t.off + int((window <= t.last).argmax())
+        page = int(window.argmin())
+        return float(window[page]), t.off + page
 
     def _evict(self, n: int) -> None:
         """Free `n` frames: the oldest resident pages of the node, whoever owns them."""
