@@ -24,8 +24,9 @@ objects. Finding the oldest is where a node short of memory spends its time (a f
 2026-11-29), so it uses what the model guarantees: within a phase the pages outside the window are never
 stamped again (references and loads fall in the window) and only leave, so their order by stamp is sorted
 once per phase and read with a cursor; and once the task has run in its phase they are all older than any page
-of its window (stamped before the phase began), so the window is looked at only when none of them is left. A stamp is not a time but the count of the node's page uses (references and loads) so far: uses at
-one instant keep their order (a task dispatched just after another faulted, at the same time, is the more
+of its window (stamped before the phase began), so the window is looked at only when none of them is left.
+A stamp is not a time but the count of the node's page uses (references and loads) so far: uses at one
+instant keep their order (a task dispatched just after another faulted, at the same time, is the more
 recently used), and no two uses tie. A task-granular dispatch costs O(1): it records its stamp (`last`),
 and a page of the current window counts as stamped max(its own stamp, last); the window's stamps are written
 once, when its phase ends. Pages stamped together (a window, an admission) go lowest first.
