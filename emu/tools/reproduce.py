@@ -17,7 +17,8 @@ One stopped before its end (a session cut short) is entered by the next `--resum
 each run ended: its wall time up to its last finished run (a run cut short is made again, and counted then).
 The report (default docs/reproductions/<paper>.md, or <paper>-quick.md) is written whole by this command and
 never edited by hand; plots go beside it (matplotlib, optional). A full run's report gives the machine's pace
-as its invocation started and ended (`emu.tools.pace`), as the same runs take two or three times as long on a busy day.
+as its invocation started and ended (`emu.tools.pace`), as the same runs take two or three times as long on a
+busy day.
 """
 from __future__ import annotations
 

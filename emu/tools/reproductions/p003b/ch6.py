@@ -44,7 +44,8 @@ def _text(fig: str, x: float) -> str:
 
 
 def experiments(quick: bool, seeds: int | None) -> list[Experiment]:
-    """Each figure's policies over its axis on the same seeds; `quick`: its two ends, a tenth of the jobs, one seed."""
+    """Each figure's policies over its axis on the same seeds; `quick`: its two ends, a tenth of the jobs, one
+    seed."""
     n = seeds or (1 if quick else 5)
     return [Experiment(fig, scenario, [f"policy={','.join(policies)}", *fixed,
                                        f"{key}={','.join(_text(fig, x) for x in (ends if quick else xs))}",
