@@ -93,11 +93,13 @@ def build_parser() -> argparse.ArgumentParser:
                     "(default: response, slowdown, queue, throughput, CPU and memory use, migrations, faults)")
     rr = sub.add_parser("reproduce", help="run a paper's experiments over seeds; write the paper-beside-emulator "
                         "report", epilog=EXAMPLES["reproduce"])
-    rr.add_argument("paper", help="which paper: p000, p001, p002 or p004; or a calibration study: p000_lineage "
-                    "(papers 000/002's paging severity, docs/calibration/p000-lineage.md)")
+    rr.add_argument("paper", help="which paper: p000, p001, p002, p003 (Chapters 3-4 of paper 003), p003b "
+                    "(its Chapters 5-7) or p004; or a calibration study: p000_lineage (papers 000/002's paging "
+                    "severity, docs/calibration/p000-lineage.md)")
     rr.add_argument("--seeds", type=int, help="seeds per experiment point (default: the paper's own: 3 for p000 "
-                    "and p002, 5 for p004 (its throughput hour four times as many), 7 for p001's dynamic workloads "
-                    "and 5 for the rest of it; with --quick 1, 1, 2 and 1)")
+                    "and p002; 5 for p003, p003b and p004 (p004's Table 1 runs twice as many, its throughput hour "
+                    "four times); 6 for p001's dynamic workloads and 5 for the rest of it; with --quick 1, except "
+                    "2 for p004)")
     rr.add_argument("--quick", action="store_true", help="the scaled-down variant CI runs")
     rr.add_argument("--runtime", choices=("inline", "stepped", "paced"), default="inline")
     rr.add_argument("--address", help='join a Ray cluster ("auto" or "ray://host:port"); default: embedded Ray')
