@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from emu.tools import cli
+from emu.tools import cli, reproduce
 from emu.tools.reproduce import mean_ci, paired
 from emu.tools.reproductions.p004.sequential import idle_share
 
@@ -229,9 +229,36 @@ def test_p001_quick_writes_every_run_and_its_report(ray_local, tmp_path):
     m = json.loads((runs / "medium-f100" / "csm-s1" / "summary.json").read_text())["coscheduling"]
     assert (f"| 100 ms | CSM | {m['mean_page_faults']:.0f} | {m['correlation']['parallel']:.3f} | "
             f"{m['slowdown']['small']:.2f} | {m['slowdown']['large']:.2f} |") in text
-    assert json.loads((runs / "paced" / "s1" / "summary.json").read_text())["runtime"] == "paced"
+    paced = json.loads((runs / "paced" / "s1" / "summary.json").read_text())
+    assert paced["runtime"] == "paced" and f"seed 1 at {paced['paced']['speed']:g}x" in text
     assert "## Real concurrency: paced against inline" in text and "| real concurrency |" in text
     assert (report.parent / "p001-quick" / "fig4.png").exists() or "matplotlib" not in sys.modules
+
+
+def test_an_unfaithful_paced_run_runs_again_slower(tmp_path, monkeypatch):
+    """A paced run that the runtime reports unfaithful runs again at the next speed down, in turn, and keeps the
+    first at which it is faithful, or the last; the unfaithful tries are listed. Resumed, a run starts at the
+    speed an earlier invocation kept. (The runtime itself is stood in for: which speed is faithful is the
+    machine's, and the test is of the stepping.)"""
+    tried = []
+
+    def execute(runs, out, address, resume=False):
+        [r] = runs
+        tried.append(r["config"]["speed"])
+        r.update(error=None, unfaithful=[f"late at {r['config']['speed']}"] if r["config"]["speed"] > limit else [])
+    monkeypatch.setattr(reproduce.sweep_runs, "execute", execute)
+    limit, r = 25, {"config": {"speed": 100}, "dir": "paced/s1"}
+    reproduce._paced(r, (100, 50, 25, 10), tmp_path, None, False)
+    assert tried == [100, 50, 25] and r["config"]["speed"] == 25 and r["unfaithful"] == []
+    assert r["tried"] == [(100, ["late at 100"]), (50, ["late at 50"])]
+    limit, tried[:] = 1, []
+    reproduce._paced(r, (100, 50, 25, 10), tmp_path, None, False)
+    assert tried == [100, 50, 25, 10] and r["unfaithful"] == ["late at 10"] and len(r["tried"]) == 3
+    (tmp_path / "paced" / "s1").mkdir(parents=True)
+    (tmp_path / "paced" / "s1" / "summary.json").write_text(json.dumps({"config": {"speed": 25}}))
+    limit, tried[:] = 25, []
+    reproduce._paced(r, (100, 50, 25, 10), tmp_path, None, True)
+    assert tried == [25] and r["tried"] == []
 
 
 def test_paired_differences_use_the_seeds_both_have():

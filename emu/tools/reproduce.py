@@ -52,6 +52,7 @@ class Experiment:
     seeds: int = 1
     runtime: str | None = None         # None: the command's --runtime; paced runs run one at a time, after the rest
     samples: bool = True               # False: the runs write no nodes.csv (for a report that reads none)
+    slower: tuple = ()                 # paced: the speeds to run again at, in turn, while a run is unfaithful
 
 
 @dataclass
@@ -181,7 +182,10 @@ def main(args) -> int:
         own = [r for r in runs if "twin_of" not in r]
         paced = [r for r in own if r["runtime"] == "paced"]      # a paced run keeps time: nothing beside it
         sweep_runs.execute([r for r in own if r["runtime"] != "paced"], out, args.address, done=done, resume=args.resume)
-        sweep_runs.execute(paced, out, args.address, parallel=1, done=done, resume=args.resume)
+        slower = {e.name: e.slower for e in experiments}
+        for r in paced:
+            _paced(r, (r["config"]["speed"], *slower[r["experiment"]]), out, args.address, args.resume)
+            done(r)
         by_dir = {r["dir"]: r for r in own}
         for r in twins:
             first = by_dir[r["twin_of"]]
@@ -239,6 +243,28 @@ def _twins(runs: list[dict]) -> list[dict]:
         else:
             first[key] = r["dir"]
     return twins
+
+
+def _paced(r: dict, speeds: tuple, out: Path, address: str | None, resume: bool) -> None:
+    """A paced run at the first of `speeds` (its own, then its experiment's `slower`, fastest first) and, while
+    the runtime reports it unfaithful, again at each next one, in the same folder: it keeps the first speed at
+    which it was faithful, or the last. `r["tried"]` lists the unfaithful tries as (speed, the runtime's
+    warnings). With `resume`, a run that an earlier invocation kept at one of the speeds starts there (that
+    invocation's tries before it are not listed)."""
+    r["tried"] = []
+    if resume:
+        try:
+            kept = json.loads((out / r["dir"] / "summary.json").read_text())["config"]["speed"]
+            speeds = speeds[speeds.index(kept):]
+        except (OSError, ValueError, KeyError):
+            pass
+    for speed in speeds:
+        r["config"]["speed"] = speed
+        sweep_runs.execute([r], out, address, resume=resume)
+        if not r.get("unfaithful") or speed == speeds[-1]:
+            return
+        r["tried"].append((speed, r["unfaithful"]))
+        r.pop("resumed", None)
 
 
 def _holds(holds: bool | None) -> str:
