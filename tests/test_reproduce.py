@@ -79,7 +79,8 @@ def test_unknown_paper_is_one_clear_line(capsys):
 
 def test_a_full_run_gives_the_machine_pace_as_it_started_and_ended(ray_local, tmp_path, monkeypatch):
     """A paper of one small run, not --quick: its report's head says how fast the machine was, measured (two
-    paces, each of the fixed loop alone and two at once), and invocations.jsonl keeps them."""
+    paces, each of the fixed loop alone and two at once), and invocations.jsonl keeps them; the running record
+    (what a stopped invocation leaves) keeps the first."""
     import types
     from emu.tools import pace
     from emu.tools.reproduce import Experiment, read_head
@@ -87,10 +88,13 @@ def test_a_full_run_gives_the_machine_pace_as_it_started_and_ended(ray_local, tm
     paper = types.SimpleNamespace(TITLE="a test", analyse=lambda records, plots: ([], []),
                                   experiments=lambda quick, seeds: tiny)
     monkeypatch.setitem(sys.modules, "emu.tools.reproductions.tiny", paper)
+    running = []
+    monkeypatch.setattr(reproduce, "_keep_running", lambda out, so_far: running.append(json.loads(json.dumps(so_far))))
     report = tmp_path / "tiny.md"
     assert cli.main(["reproduce", "tiny", "--out", str(tmp_path / "runs"), "--report", str(report)]) == 0
     said = read_head(report.read_text())["pace"]
     kept = json.loads((tmp_path / "runs" / "invocations.jsonl").read_text())["pace"]
+    assert [r["pace"] for r in running] == [kept[:1]]
     assert said == tuple(round(p[k], 3) for p in kept for k in ("alone", "pair"))
     assert all(0 < p[k] < 60 for p in kept for k in p) and len(kept) == 2
     assert pace.reference(1000) > 0

@@ -178,7 +178,8 @@ def main(args) -> int:
             if not r.get("resumed") and "twin_of" not in r:
                 made += 1
                 _keep_running(out, {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                                    "wall": time.perf_counter() - start, "made": made})
+                                    "wall": time.perf_counter() - start, "made": made,
+                                    **({"pace": paces} if paces else {})})     # the start's: a stop keeps it
         own = [r for r in runs if "twin_of" not in r]
         paced = [r for r in own if r["runtime"] == "paced"]      # a paced run keeps time: nothing beside it
         sweep_runs.execute([r for r in own if r["runtime"] != "paced"], out, args.address, done=done, resume=args.resume)
