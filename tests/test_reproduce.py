@@ -241,28 +241,33 @@ def test_p001_quick_writes_every_run_and_its_report(ray_local, tmp_path):
 
 def test_an_unfaithful_paced_run_runs_again_slower(tmp_path, monkeypatch):
     """A paced run that the runtime reports unfaithful runs again at the next speed down, in turn, and keeps the
-    first at which it is faithful, or the last; the unfaithful tries are listed. Resumed, a run starts at the
-    speed an earlier invocation kept. (The runtime itself is stood in for: which speed is faithful is the
-    machine's, and the test is of the stepping.)"""
+    first at which it is faithful, or the last; its unfaithful tries are listed, and the experiment's later runs
+    start at the speed it kept. Resumed, a run starts at the speed an earlier invocation kept. (The runtime is
+    stood in for: which speed is faithful is the machine's, and the test is of the stepping.)"""
     tried = []
 
     def execute(runs, out, address, resume=False):
         [r] = runs
         tried.append(r["config"]["speed"])
         r.update(error=None, unfaithful=[f"late at {r['config']['speed']}"] if r["config"]["speed"] > limit else [])
+
+    def runs(*seeds):
+        return [{"experiment": "paced", "config": {"speed": 100}, "dir": f"paced/s{s}", "seed": s} for s in seeds]
     monkeypatch.setattr(reproduce.sweep_runs, "execute", execute)
-    limit, r = 25, {"config": {"speed": 100}, "dir": "paced/s1"}
-    reproduce._paced(r, (100, 50, 25, 10), tmp_path, None, False)
-    assert tried == [100, 50, 25] and r["config"]["speed"] == 25 and r["unfaithful"] == []
-    assert r["tried"] == [(100, ["late at 100"]), (50, ["late at 50"])]
-    limit, tried[:] = 1, []
-    reproduce._paced(r, (100, 50, 25, 10), tmp_path, None, False)
-    assert tried == [100, 50, 25, 10] and r["unfaithful"] == ["late at 10"] and len(r["tried"]) == 3
+    ended, slower = [], {"paced": (50, 25, 10)}
+    limit, two = 25, runs(1, 2)
+    reproduce._paced(two, slower, tmp_path, None, False, ended.append)
+    assert tried == [100, 50, 25, 25] and ended == two
+    assert [r["config"]["speed"] for r in two] == [25, 25] and [r["unfaithful"] for r in two] == [[], []]
+    assert two[0]["tried"] == [(100, ["late at 100"]), (50, ["late at 50"])] and two[1]["tried"] == []
+    limit, tried[:], [one] = 1, [], runs(1)
+    reproduce._paced([one], slower, tmp_path, None, False, ended.append)
+    assert tried == [100, 50, 25, 10] and one["unfaithful"] == ["late at 10"] and len(one["tried"]) == 3
     (tmp_path / "paced" / "s1").mkdir(parents=True)
     (tmp_path / "paced" / "s1" / "summary.json").write_text(json.dumps({"config": {"speed": 25}}))
-    limit, tried[:] = 25, []
-    reproduce._paced(r, (100, 50, 25, 10), tmp_path, None, True)
-    assert tried == [25] and r["tried"] == []
+    limit, tried[:], [one] = 25, [], runs(1)
+    reproduce._paced([one], slower, tmp_path, None, True, ended.append)
+    assert tried == [25] and one["tried"] == []
 
 
 def test_paired_differences_use_the_seeds_both_have():

@@ -53,6 +53,7 @@ class Experiment:
     runtime: str | None = None         # None: the command's --runtime; paced runs run one at a time, after the rest
     samples: bool = True               # False: the runs write no nodes.csv (for a report that reads none)
     slower: tuple = ()                 # paced: the speeds to run again at, in turn, while a run is unfaithful
+                                       # (one that was, for one run, is not tried for the experiment's next runs)
 
 
 @dataclass
@@ -182,11 +183,9 @@ def main(args) -> int:
                                     **({"pace": paces} if paces else {})})     # the start's: a stop keeps it
         own = [r for r in runs if "twin_of" not in r]
         paced = [r for r in own if r["runtime"] == "paced"]      # a paced run keeps time: nothing beside it
-        sweep_runs.execute([r for r in own if r["runtime"] != "paced"], out, args.address, done=done, resume=args.resume)
         slower = {e.name: e.slower for e in experiments}
-        for r in paced:
-            _paced(r, (r["config"]["speed"], *slower[r["experiment"]]), out, args.address, args.resume)
-            done(r)
+        sweep_runs.execute([r for r in own if r["runtime"] != "paced"], out, args.address, done=done, resume=args.resume)
+        _paced(paced, slower, out, args.address, args.resume, done)
         by_dir = {r["dir"]: r for r in own}
         for r in twins:
             first = by_dir[r["twin_of"]]
@@ -246,26 +245,32 @@ def _twins(runs: list[dict]) -> list[dict]:
     return twins
 
 
-def _paced(r: dict, speeds: tuple, out: Path, address: str | None, resume: bool) -> None:
-    """A paced run at the first of `speeds` (its own, then its experiment's `slower`, fastest first) and, while
-    the runtime reports it unfaithful, again at each next one, in the same folder: it keeps the first speed at
-    which it was faithful, or the last. `r["tried"]` lists the unfaithful tries as (speed, the runtime's
+def _paced(runs: list[dict], slower: dict, out: Path, address: str | None, resume: bool, done) -> None:
+    """The paced runs, one at a time: each at its speed and, while the runtime reports it unfaithful, again at
+    each slower speed of its experiment (`slower[name]`, its `Experiment.slower`), in the same folder, keeping
+    the first speed at which it was faithful, or the last. A speed at which one run of an experiment was
+    unfaithful is not tried for its later runs: what is faithful is the machine's, not the seed's, and a try
+    bound to fail costs its wall time. `r["tried"]` lists a run's unfaithful tries as (speed, the runtime's
     warnings). With `resume`, a run that an earlier invocation kept at one of the speeds starts there (that
     invocation's tries before it are not listed)."""
-    r["tried"] = []
-    if resume:
-        try:
-            kept = json.loads((out / r["dir"] / "summary.json").read_text())["config"]["speed"]
-            speeds = speeds[speeds.index(kept):]
-        except (OSError, ValueError, KeyError):
-            pass
-    for speed in speeds:
-        r["config"]["speed"] = speed
-        sweep_runs.execute([r], out, address, resume=resume)
-        if not r.get("unfaithful") or speed == speeds[-1]:
-            return
-        r["tried"].append((speed, r["unfaithful"]))
-        r.pop("resumed", None)
+    ladders = {}
+    for r in runs:
+        speeds, r["tried"] = ladders.get(r["experiment"]) or (r["config"]["speed"], *slower[r["experiment"]]), []
+        if resume:
+            try:
+                kept = json.loads((out / r["dir"] / "summary.json").read_text())["config"]["speed"]
+                speeds = speeds[speeds.index(kept):]
+            except (OSError, ValueError, KeyError):
+                pass
+        for speed in speeds:
+            r["config"]["speed"] = speed
+            sweep_runs.execute([r], out, address, resume=resume)
+            if not r.get("unfaithful") or speed == speeds[-1]:
+                break
+            r["tried"].append((speed, r["unfaithful"]))
+            r.pop("resumed", None)
+        ladders[r["experiment"]] = speeds[speeds.index(r["config"]["speed"]):]
+        done(r)
 
 
 def _holds(holds: bool | None) -> str:

@@ -57,7 +57,8 @@ def analyse(records: dict) -> tuple[list[Claim], list[str]]:
              f"scenarios/p001/medium.toml on 8 workstations under CSM (`plan.PACED`), seeds {seeds}, paced with one Ray "
              f"actor per workstation, and inline. Each paced run ran at {PACED_SPEED:g} virtual seconds per wall "
              "second and, while the runtime reported it unfaithful, again at "
-             f"{' and then '.join(f'{s:g}' for s in PACED_SLOWER)} (`plan.PACED_SLOWER`): {speeds}. Spread: "
+             f"{' and then '.join(f'{s:g}' for s in PACED_SLOWER)} (`plan.PACED_SLOWER`; a speed at which one "
+             f"seed was unfaithful was not tried for the seeds after it): {speeds}. Spread: "
              "the largest minus the smallest inline value over the seeds; a paced run agrees when it is within that "
              "of the inline run of its seed.", "",
              *([f"Unfaithful tries, run again slower: {'. '.join(tried)}.", ""] if tried else []),
