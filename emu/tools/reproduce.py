@@ -52,8 +52,7 @@ class Experiment:
     seeds: int = 1
     runtime: str | None = None         # None: the command's --runtime; paced runs run one at a time, after the rest
     samples: bool = True               # False: the runs write no nodes.csv (for a report that reads none)
-    slower: tuple = ()                 # paced: the speeds to run again at, in turn, while a run is unfaithful
-                                       # (one that was, for one run, is not tried for the experiment's next runs)
+    slower: tuple = ()                 # paced: the speeds to try next, in turn, while a run is unfaithful (`_paced`)
 
 
 @dataclass

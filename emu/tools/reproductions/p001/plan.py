@@ -76,8 +76,8 @@ PACED = ["cluster.nodes=8", "workload.0.jobs=40", "workload.1.jobs=3", "workload
 # the full reproduction that day one run of five had two stragglers (a task's remote execution, whose window is
 # 1 ms of wall time at 100x, late). On a slower day none of five was faithful at 50x (2026-11-29): a run the
 # runtime reports unfaithful runs again at the ladder's next speeds down, PACED_SLOWER, and keeps the first at
-# which it is faithful; the seeds after it start there (`reproduce._paced`). Partner messages are not job messages and may come late: the report
-# gives by how much.
+# which it is faithful; the seeds after it start there (`reproduce._paced`). Partner messages are not job
+# messages and may come late: the report gives by how much.
 PACED_SPEED, PACED_SLOWER = 50, (25, 10)
 
 
