@@ -58,6 +58,20 @@ def test_paced_warns_when_too_fast(ray_local):
     assert_balanced(fast)
 
 
+def test_a_paced_warning_counts_its_stragglers_in_words():
+    """No straggler, no warning; one is "a straggler", more are "stragglers" (reports quote these lines)."""
+    from emu.engine.ray_runtime import paced_warnings
+
+    def said(n):
+        return paced_warnings({"fidelity": {"stragglers": n}, "paced": {
+            "job_window_ms": 2.0, "transit_ms_p99": 1.6, "speed": 50, "event_lateness_ms_p99": 1.0}})
+    assert said(0) == []
+    assert said(1)[0].startswith("1 job-carrying message arrived after its destination had moved past its "
+                                 "deliver_at (a straggler): a job message may have as little as 2.0 ms")
+    assert said(3)[0].startswith("3 job-carrying messages arrived after their destination had moved past their "
+                                 "deliver_at (stragglers)")
+
+
 # Paper 000's SPEC programs (Table 1) at a tenth of their lifetimes, so that a paced run of memory reservation
 # fits in under a minute of wall time at 20x (a remote execution's r = 0.1 s is then 5 ms of wall time, more
 # than a batch between hosts takes); memory demands, the cluster and the policy are the paper's.

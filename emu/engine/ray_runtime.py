@@ -250,13 +250,15 @@ def _run_paced(ray, hosts: list, scenario: dict, total: int, speed: float, progr
 
 def paced_warnings(summary: dict) -> list[str]:
     """Say when a paced run was too fast to be faithful: a job message arrived after its destination had
-    moved past its deliver_at (a straggler), or local events were processed more than FAITHFUL_LATENESS_MS of wall time late at the
-    99th percentile."""
+    moved past its deliver_at (a straggler), or local events were processed more than FAITHFUL_LATENESS_MS of
+    wall time late at the 99th percentile."""
     paced, fid = summary["paced"], summary["fidelity"]
     out = []
-    if fid["stragglers"]:
-        out.append(f"{fid['stragglers']} job-carrying messages arrived after their destination had moved past "
-                   f"their deliver_at (stragglers): a job message may have as little as {paced['job_window_ms']:.1f} "
+    n = fid["stragglers"]
+    if n:
+        its, one = ("their", "stragglers") if n > 1 else ("its", "a straggler")
+        out.append(f"{n} job-carrying message{'s' if n > 1 else ''} arrived after {its} destination had moved past "
+                   f"{its} deliver_at ({one}): a job message may have as little as {paced['job_window_ms']:.1f} "
                    f"ms of wall time at this speed, and batches between hosts took {paced['transit_ms_p99']:.1f} ms "
                    f"(p99); speed {paced['speed']:g} is too high for this scenario to be faithful; lower --speed")
     if paced["event_lateness_ms_p99"] > FAITHFUL_LATENESS_MS:
