@@ -16,7 +16,11 @@ The paper's node model, as its spec reads it (spec 001 §3.4, §5.4, ambiguity r
   "page"` stamps the referenced page only (the spec's sensitivity check).
 - On admission (eq. 7) a task gets `vir` pages if the node's demand with it, N_k.mem (eq. 4, the sum of the
   resident tasks' `vir`), is below the frames M, else vir x M / N_k.mem; they are its first working set (and
-  the pages after it if there are more), taken from LRU victims as needed. A finished task frees its pages.
+  the pages after it if there are more), taken from LRU victims as needed (`admission = "evict"`). Or
+  (`admission = "free"`) eq. (7)'s count is a ceiling on what the free frames give: a task arriving at a full
+  node takes no resident page from the others, and the rest of its working set comes by faults (paper 001's
+  Fig. 4 text: J1's "initial memory resources requirements" are "satisfied" and J2, arriving after it, "cannot
+  fit its working set in its resident set"). A finished task frees its pages.
 
 Per task, two numpy arrays over its virtual pages (resident or not; each page's stamp, inf while out) and the
 oldest resident page found so far (recomputed only when that page may have changed): no per-page Python
@@ -66,11 +70,12 @@ class TaskPages:
 
 
 class PageMemory:
-    __slots__ = ("frames", "rng", "per_page", "used", "demand", "tasks", "uses")
+    __slots__ = ("frames", "rng", "per_page", "from_free", "used", "demand", "tasks", "uses")
 
-    def __init__(self, frames: int, rng, lru: str = "task"):
+    def __init__(self, frames: int, rng, lru: str = "task", admission: str = "evict"):
         self.frames, self.rng = frames, rng
         self.per_page = lru == "page"
+        self.from_free = admission == "free"
         self.used = 0               # frames holding a page
         self.demand = 0             # N_k.mem: the resident tasks' virtual pages (eq. 4)
         self.tasks: dict[int, TaskPages] = {}
@@ -91,11 +96,14 @@ class PageMemory:
 
     # -- a task's life ---------------------------------------------------------------------------------------
     def admit(self, job, vir: int, ws: float, ws_sd: float, phase: float) -> None:
-        """Eq. (7): load the new task's first pages, evicting the oldest pages of the node as needed."""
+        """Eq. (7): load the new task's first pages, evicting the oldest pages of the node as needed (or only
+        into free frames)."""
         t = TaskPages(vir, ws, ws_sd, phase * job.work)
         self.demand += vir
         self._new_phase(t, job.done)
         res = vir if self.demand < self.frames else int(vir * self.frames / self.demand)
+        if self.from_free:
+            res = min(res, self.frames - self.used)
         if res <= 0:
             self.tasks[job.id] = t
             return

@@ -56,7 +56,8 @@ class Workstation(Participant):
         self.rng = random.Random(seed)
         # paper 001's page-level memory: a page reference at every dispatch (see actors.pages)
         self.pages = None if mem["fault_model"] != "pages" else PageMemory(
-            int((spec["memory_size"] - disk["buffer_cache"]) // mem["page_size"]), self.rng, mem["lru"])
+            int((spec["memory_size"] - disk["buffer_cache"]) // mem["page_size"]), self.rng, mem["lru"],
+            mem["admission"])
         self.insertion, self.fault_delay = insertion, mem["fault_delay"]
         self.holds_cpu = mem["remote_fault"] == "holds_cpu"     # through a fault network RAM serves (paper 002)
         self.faults_queue = mem["fault_service"] == "disk"        # a fault burst waits in the disk's queue

@@ -35,6 +35,22 @@ def test_eq7_initial_residency_and_eviction_of_the_oldest():
     check(mem)
 
 
+def test_eq7_from_free_frames_takes_no_resident_page():
+    """`admission = "free"`: eq. (7)'s count, capped at the free frames; the others keep what they hold."""
+    mem = PageMemory(1000, random.Random(1), admission="free")
+    a, b, c = task(1), task(2), task(3)
+    mem.admit(a, 600, 1.0, 0.0, 0.0)
+    mem.admit(b, 900, 1.0, 0.0, 0.0)          # eq. (7): 600, but only 400 frames are free
+    assert mem.resident(a) == 600 and mem.resident(b) == 400 and mem.used == 1000
+    mem.admit(c, 100, 1.0, 0.0, 0.0)          # none free: it starts with nothing and faults its pages in
+    assert mem.resident(c) == 0 and mem.resident(a) == 600 and mem.demand == 1600
+    page = mem.reference(c)
+    assert page >= 0
+    mem.load(c, page)                         # the oldest page of the node goes: a's (admitted first)
+    assert mem.resident(c) == 1 and mem.resident(a) == 599
+    check(mem)
+
+
 def test_a_task_not_scheduled_loses_its_pages_first():
     """Task-granular LRU: every dispatch stamps the task's resident working set, so faults of a busy task
     take the frames of one that does not run."""

@@ -178,6 +178,8 @@ SCHEMA = {
         # dispatched task's working set; "page": the referenced page)
         "fault_delay": F("time", "20 ms", positive=True),
         "lru": F("str", "task", choices=("task", "page")),
+        # eq. (7)'s first pages of an arriving task: taken from LRU victims as needed, or from free frames only
+        "admission": F("str", "evict", choices=("evict", "free")),
         # log every resident task's res_mem and CPU time at each load-report period (paper 001's Fig. 4)
         "trace": F("bool", False),
     }),

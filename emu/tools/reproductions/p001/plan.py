@@ -8,7 +8,7 @@ calibrated to (eq. 5).
 - high-fF (Figs. 10, 11, 12b): mem_load 1.5, pdt 0.5, MNOD 3; RR, PRED, CSM.
 - probes of readings the paper leaves open, each to explain a result that does not come out (run beside the
   rest, so that the report's whys are computed, none typed in):
-  - fig4-probe-K: Fig. 4's workload on 8 nodes as is and under five other readings (FIG4_PROBES), PRED and CSM;
+  - fig4-probe-K: Fig. 4's workload on 8 nodes as is and under eight other readings (FIG4_PROBES), PRED and CSM;
   - bounded-CASE-f100: CSM with line 5's jump bounded by the starvation check (`dynamic = "bounded"`), medium
     and high at 100-ms bursts, against medium/high-f100's PRED and CSM of the same seeds (Fig. 12);
   - lru-page-f100: medium at 100-ms bursts, RR and PRED, LRU stamps per page (Fig. 8a's RR ≈ PRED).
@@ -59,6 +59,10 @@ FIG4_PROBES = {
     "per-page LRU": ['memory.lru="page"'],
     "J1 and J2 of 24K and 32K pages": ['workload.1.memory.demand="96 MB"', 'workload.2.memory.demand="128 MB"'],
     "local tasks of 3600 s": ['workload.0.lifetime.mean="3600 s"'],
+    "10-s bursts": ['workload.1.parallel.burst="10 s"', 'workload.2.parallel.burst="10 s"'],
+    "eq. (7)'s pages from free frames only": ['memory.admission="free"'],
+    "both of the last two": ['workload.1.parallel.burst="10 s"', 'workload.2.parallel.burst="10 s"',
+                             'memory.admission="free"'],
 }
 PROBE_SEEDS = 2                     # Fig. 4's spread is narrow (±1.6 points at 5 seeds); the probes ask for a size
 PROBE_BURST = 100                   # the bounded and per-page probes' one frequency
