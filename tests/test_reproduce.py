@@ -289,6 +289,15 @@ def test_p001_why_tells_the_seeds_spread_from_the_other_order():
     assert _why([]) == ""
 
 
+def test_an_order_from_one_seed_says_its_spread_is_not_known():
+    """With one seed (a quick run) a difference has no interval: neither the seeds' spread nor the other way."""
+    from emu.tools.reproduce import order_why
+    alone = order_why([("9 /MI: IO - IO-FC", (-1.5, float("nan")))], 1)
+    assert alone == "one seed, whose spread is not known: 9 /MI: IO - IO-FC -1.5"
+    both = order_why([("a", (0.2, 0.5)), ("b", (0.1, float("nan")))])
+    assert both.startswith("within the seeds' spread") and both.endswith("one seed, whose spread is not known: b 0.10")
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("paper", ["p000", "p001", "p002", "p004"])
 def test_full_reproduction_runs_every_experiment(ray_local, tmp_path, paper):

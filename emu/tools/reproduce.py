@@ -109,6 +109,24 @@ def paired(x: dict[int, float], y: dict[int, float], relative: bool = False) -> 
     return mean_ci([(x[s] - y[s]) / x[s] if relative else x[s] - y[s] for s in common if x[s] or not relative])
 
 
+SPREAD = ("within the seeds' spread, paired by seed (the same seed gives every policy the same jobs; mean ± 95 % "
+          "interval of the difference): {diffs}{spread}; more seeds or jobs would be needed to order them")
+AGAINST = "the other way, beyond the seeds' spread (paired by seed): {diffs}"
+ALONE = "one seed, whose spread is not known: {diffs}"
+
+
+def order_why(diffs: list[tuple[str, tuple[float, float]]], digits: int = 2, spread: str = "") -> str:
+    """Why an order did not come out, from its wrong-way differences paired by seed, (label, (mean, half)): where
+    the interval reaches zero the seeds cannot tell (`spread`: what makes them vary), elsewhere the model orders
+    them the other way."""
+    tied, other, alone = [], [], []
+    for label, (mean, half) in diffs:
+        (alone if math.isnan(half) else tied if abs(mean) <= half else other).append(f"{label} {fmt(mean, half, digits)}")
+    return "; ".join([SPREAD.format(diffs="; ".join(tied), spread=spread)] * bool(tied)
+                     + [AGAINST.format(diffs="; ".join(other))] * bool(other)
+                     + [ALONE.format(diffs="; ".join(alone))] * bool(alone))
+
+
 def ratio(a: list[dict], b: list[dict], name: str) -> tuple[float, float]:
     """Mean and 95 % interval of a/b for metric `name`, paired by seed (the same seed gives both runs the
     same owners and workload, so the pairing removes most of the noise)."""

@@ -7,7 +7,7 @@ import csv
 
 import numpy as np
 
-from emu.tools.reproduce import Claim, figure, fmt, mean_ci, paired, select
+from emu.tools.reproduce import Claim, figure, fmt, mean_ci, order_why, paired, select
 from emu.tools.reproductions.p001.plan import BURSTS, MEM_LOAD, PDTS, PROBE_BURST
 
 NAME = "cpu.insertion.name"
@@ -159,22 +159,13 @@ WHY_CORRELATION = ("a ring's tasks wait for each other's message after every bur
                    "together under every policy (the paper's text does not say what lets them drift apart); ")
 
 
-SPREAD = ("within the seeds' spread, paired by seed (the same seed gives every policy the same jobs; mean ± 95 % "
-          "interval of the difference): {diffs}{spread}; more seeds or jobs would be needed to order them")
 FEW_LARGE = ("; a run holds about 20 large and 20 small jobs, and where its few large jobs land moves its figures more "
              "than the policy does")
-AGAINST = "the other way, beyond the seeds' spread (paired by seed): {diffs}"
 
 
 def _why(diffs: list[tuple[str, tuple[float, float]]], digits: int = 2, spread: str = FEW_LARGE) -> str:
-    """Why an order did not come out, from its wrong-way differences paired by seed, (label, (mean, half)): where
-    the interval reaches zero the seeds cannot tell (`spread`: what makes them vary), elsewhere the model orders
-    them the other way."""
-    tied, other = [], []
-    for label, (mean, half) in diffs:
-        (tied if np.isnan(half) or abs(mean) <= half else other).append(f"{label} {fmt(mean, half, digits)}")
-    return "; ".join([SPREAD.format(diffs="; ".join(tied), spread=spread)] * bool(tied)
-                     + [AGAINST.format(diffs="; ".join(other))] * bool(other))
+    """`order_why` with what makes paper 001's dynamic runs vary."""
+    return order_why(diffs, digits, spread)
 
 
 def _wrong_way(points: dict, what: str, lead: str, rivals, key: str = NAME, low_is_best: bool = True) -> list:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from emu.tools.reproduce import Claim, Experiment, figure, mean_ci, metric, select
+from emu.tools.reproduce import Claim, Experiment, by_seed, figure, mean_ci, metric, order_why, paired, select
 from emu.tools.reproductions.p003.common import METRICS, curves, table
 
 NAMES = {"local": "NLB", "cm_re": "CM", "io_re": "IO", "wal_re": "WAL", "cm_fc": "CM-FC", "io_fc": "IO-FC",
@@ -37,6 +37,12 @@ REDUCTIONS = {"fig6.3": [("wal_re", "io_re", 30.6, 23.7), ("wal_fc", "io_fc", 39
               "fig6.4": [("wal_re", "cm_re", 90.2, 80.5), ("cm_fc", "cm_re", 94.4, 90.3),
                          ("wal_fc", "wal_re", 73.8, 50.2)],
               "fig6.5": [("wal_fc", "wal_re", 27.3, 21.2), ("io_fc", "io_re", 24.7, 20.4)]}
+
+
+# why a controlled policy is not below its base: the controller's walk of the buffer in the figure's runs
+WHY_FC = ("the controller moved a node's buffer at most {travel} MB from the configured {start:g} MB in half of {fc}'s "
+          "runs of this figure, at most {most} MB in any (the runs' `buffer` events): {fc} differs from {base} by "
+          "that walk alone")
 
 
 def _text(fig: str, x: float) -> str:
@@ -73,6 +79,43 @@ def _reduction(m, xs, better: str, base: str) -> tuple[float, float, int]:
     return max(r), sum(r) / len(r), sum(v > 0 for v in r)
 
 
+def _travel(records, fig: str, policy: str) -> list[float]:
+    """Each run of a controlled policy in `fig`: the farthest any node's buffer went from its configured size (MB),
+    from the run's `buffer` events."""
+    out = []
+    for r in select(records.get(fig, []), policy=policy):
+        start, far = r["config"]["disk"]["buffer_cache"], 0.0
+        with open(r["folder"] / "events.jsonl") as fh:
+            for line in fh:
+                if '"buffer"' in line and (e := json.loads(line))["event"] == "buffer":
+                    far = max(far, abs(e["size"] - start))
+        out.append(far / 2**20)
+    return out
+
+
+def _why_fc(records, fig: str, fc: str, base: str) -> str:
+    """How far the controller moved the buffer in `fc`'s runs of `fig` (see WHY_FC)."""
+    travel = sorted(_travel(records, fig, fc))
+    if not travel:
+        return ""
+    start = select(records[fig], policy=fc)[0]["config"]["disk"]["buffer_cache"] / 2**20
+    return WHY_FC.format(travel=f"{travel[len(travel) // 2]:.1f}", most=f"{travel[-1]:.1f}", start=start,
+                         fc=NAMES[fc], base=NAMES[base])
+
+
+def _not_below(records, fig: str, xs, better: str, base: str) -> str:
+    """`order_why` over the xs where `better`'s mean is not below `base`'s: base - better in % of base, paired by
+    seed."""
+    diffs = []
+    for x in xs:
+        b, o = by_seed(_runs(records, fig, base, x), "mean_slowdown"), by_seed(_runs(records, fig, better, x), "mean_slowdown")
+        mean, half = paired(b, o, relative=True)
+        if not mean > 0:
+            diffs.append((f"{x:g} {FIGS[fig][3]}: {NAMES[base]} - {NAMES[better]} (% of {NAMES[base]})",
+                          (100 * mean, 100 * half)))
+    return order_why(diffs, 1)
+
+
 def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
     claims, lines = [], ["![Hit ratio against the buffer size, and mean slowdown against the page fault rate, with "
                          "and without the feedback controller (FC)](PLOTS/p003b-ch6.png)", "",
@@ -103,18 +146,28 @@ def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
         xs = _xs(records, fig)
         for better, base, top, avg in REDUCTIONS[fig]:
             most, mean, k = _reduction(m, xs, better, base)
+            why = "" if k == len(xs) else "; " + "; ".join(filter(None, (
+                _why_fc(records, fig, better, base) if better.endswith("_fc") else "",
+                _not_below(records, fig, xs, better, base))))
             claims.append(Claim(fig.replace("fig", "Fig. "), f"{n(better)} reduces the mean slowdown of {n(base)}",
                                 f"up to {top} % (average {avg} %)", f"up to {most:.1f} % (average {mean:.1f} %)",
                                 k == len(xs), f"(S_{n(base)} - S_{n(better)}) / S_{n(base)}; holds if below at every "
-                                "page fault rate"))
+                                "page fault rate" + why))
     m, xs = means["fig6.3"], _xs(records, "fig6.3")
-    k = sum(m[p, xs[-1]] > m[p, xs[0]] for p in FIGS["fig6.3"][6])
+    flat = [p for p in FIGS["fig6.3"][6] if not m[p, xs[-1]] > m[p, xs[0]]]
     claims.append(Claim("Fig. 6.3", "the mean slowdowns of all the policies increase with the page fault rate",
-                        "all rise", f"{k} of {len(FIGS['fig6.3'][6])} rise", k == len(FIGS["fig6.3"][6])))
+                        "all rise", f"{len(FIGS['fig6.3'][6]) - len(flat)} of {len(FIGS['fig6.3'][6])} rise", not flat,
+                        f"rises: higher at {xs[-1]:g} than at {xs[0]:g} /MI" + ("; " + order_why(
+                            [(f"{n(p)} at {xs[-1]:g} - at {xs[0]:g} /MI", paired(
+                                by_seed(_runs(records, "fig6.3", p, xs[-1]), "mean_slowdown"),
+                                by_seed(_runs(records, "fig6.3", p, xs[0]), "mean_slowdown"))) for p in flat])
+                                                                             if flat else "")))
     m, xs = means["fig6.4"], _xs(records, "fig6.4")
     k = sum(m["cm_fc", x] < m["wal_re", x] for x in xs)
     claims.append(Claim("Fig. 6.4", "CM-FC noticeably better than WAL", "at every rate", f"at {k} of {len(xs)}",
-                        k == len(xs)))
+                        k == len(xs), "" if k == len(xs) else "; ".join(filter(None, (
+                            _why_fc(records, "fig6.4", "cm_fc", "cm_re"),
+                            _not_below(records, "fig6.4", xs, "cm_fc", "wal_re"))))))
     rise = {p: m[p, xs[-1]] - m[p, xs[0]] for p in FIGS["fig6.4"][6]}
     claims.append(Claim("Fig. 6.4", "CM very sensitive to the page fault rate; CM-FC, WAL and WAL-FC not",
                         "CM rises most", ", ".join(f"{n(p)} {r:+.2f}" for p, r in rise.items()),
