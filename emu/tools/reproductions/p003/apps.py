@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from emu.tools.reproduce import Claim, Experiment, figure, mean_ci
 from emu.tools.reproductions.p003 import ch4
-from emu.tools.reproductions.p003.common import curves, gain, job_slowdowns, streams, table
+from emu.tools.reproductions.p003.common import (curves, gain, job_slowdowns, job_slowdowns_by_seed, not_below,
+                                                streams, table)
 
 APPS = {"dmine": "Dmine", "pgrep": "Pgrep", "titan": "Titan", "db2": "DB2", "lu": "LU", "cholesky": "Cholesky"}
 POLICIES = {"cpu_re": "CPU", "mem_re": "MEM", "iocm_re": "IOCM-RE", "iocm_pm": "IOCM-PM"}
@@ -107,12 +108,19 @@ def _mixed(records, plots) -> tuple[list[Claim], list[str]]:
                       {n(p): [s[p, x] for x in xs] for p in POLICIES}))
         lo, hi = xs[0], xs[-1]
         rise = {p: s[p, hi] - s[p, lo] for p in POLICIES}
+
+        def seeds(p, x, pct=pct):
+            return job_slowdowns_by_seed(records, _mix(pct, x), p)
+        rising = all(r > 0 for r in rise.values())
         claims.append(Claim(fig, "the mean slowdowns of the policies all increase with the I/O load", "all rise",
-                            ", ".join(f"{n(p)} {s[p, lo]:.2f} → {s[p, hi]:.2f}" for p in POLICIES),
-                            all(r > 0 for r in rise.values())))
+                            ", ".join(f"{n(p)} {s[p, lo]:.2f} → {s[p, hi]:.2f}" for p in POLICIES), rising,
+                            "" if rising else not_below([(f"{n(p)} at {lo:g} - at {hi:g} /MI (% of the latter)",
+                                                          seeds(p, lo), seeds(p, hi)) for p in POLICIES])))
         k = sum(all(s["iocm_pm", x] < s[p, x] for p in POLICIES if p != "iocm_pm") for x in xs)
         claims.append(Claim(fig, "IOCM-PM is substantially better than the other policies", "in all cases",
-                            f"best at {k} of {len(xs)}", k == len(xs)))
+                            f"best at {k} of {len(xs)}", k == len(xs), "" if k == len(xs) else not_below(
+                                [(f"{x:g} /MI: IOCM-PM - {n(p)} (% of {n(p)})", seeds("iocm_pm", x), seeds(p, x))
+                                 for p in POLICIES if p != "iocm_pm" for x in xs])))
         calm = max(rise["iocm_re"], rise["iocm_pm"]) < min(rise["cpu_re"], rise["mem_re"])
         claims.append(Claim(fig, "the two I/O-aware schemes are less sensitive to I/O intensity than the non-I/O-aware "
                             "ones", "I/O-aware rise least", ", ".join(f"{n(p)} {r:+.2f}" for p, r in rise.items()),
@@ -126,7 +134,9 @@ def _mixed(records, plots) -> tuple[list[Claim], list[str]]:
                 claims.append(Claim(fig, f"at {lo:g} /MI IOCM-RE is slightly worse than CPU and MEM (an inaccurate "
                                     "remote execution cost at a low I/O intensity)", "IOCM-RE above both",
                                     f"IOCM-RE {s['iocm_re', lo]:.2f}, CPU {s['cpu_re', lo]:.2f}, MEM "
-                                    f"{s['mem_re', lo]:.2f}", worse))
+                                    f"{s['mem_re', lo]:.2f}", worse, "" if worse else not_below(
+                                        [(f"{n(p)} - IOCM-RE (% of IOCM-RE)", seeds(p, lo), seeds("iocm_re", lo))
+                                         for p in ("cpu_re", "mem_re")])))
     if len(m) == 2:
         both = [x for x in MIXED if ("cpu_re", x) in m[30] and ("cpu_re", x) in m[60]]
         k = sum(m[60][p, x] > m[30][p, x] for p in POLICIES for x in both)

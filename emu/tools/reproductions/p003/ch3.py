@@ -5,8 +5,8 @@ scenarios (scenarios/p003/io.toml, memory.toml) say what stands in for the thesi
 """
 from __future__ import annotations
 
-from emu.tools.reproduce import Claim, Experiment, mean_ci, metric, select
-from emu.tools.reproductions.p003.common import curves, gain as _gain, table
+from emu.tools.reproduce import Claim, Experiment, by_seed, mean_ci, metric, select
+from emu.tools.reproductions.p003.common import curves, gain as _gain, not_below, table
 POLICIES = ("cm_re", "cm_pm", "io_re", "io_pm", "wal_re", "wal_pm", "iocm")
 NAMES = {"local": "NLB", "cm_re": "CM-RE", "cm_pm": "CM-PM", "io_re": "IO-RE", "io_pm": "IO-PM",
          "wal_re": "WAL-RE", "wal_pm": "WAL-PM", "iocm": "IOCM"}
@@ -70,6 +70,20 @@ def _slowdowns(records, fig, policy, x) -> list[float]:
     return metric(select(records[fig], policy=policy, **{AXES[fig][0]: _text(fig, x)}), "mean_slowdown")
 
 
+def _seeds(records, fig, policy, x) -> dict[int, float]:
+    """`_slowdowns` by seed."""
+    fig, x = NLB_FROM[fig] if policy == "local" and fig in NLB_FROM else SHARED.get((fig, x), (fig, x))
+    return by_seed(select(records[fig], policy=policy, **{AXES[fig][0]: _text(fig, x)}), "mean_slowdown")
+
+
+def _behind(records, fig, xs, pairs) -> str:
+    """Why an order did not come out: where a policy's mean is not below a rival's, (policy, rival) each, their
+    difference paired by seed in % of the rival's."""
+    unit = AXES[fig][1]
+    return not_below([(f"{x:g} {unit}: {NAMES[a]} - {NAMES[b]} (% of {NAMES[b]})", _seeds(records, fig, a, x),
+                       _seeds(records, fig, b, x)) for a, b in pairs for x in xs])
+
+
 def _xs(records, fig) -> list[float]:
     """The axis's values run, by the figure or (SHARED) by another."""
     def seen(fig, x):
@@ -116,13 +130,14 @@ def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
     k = _order(m, xs, order)
     claims.append(Claim("Fig. 3.4", "WAL-PM < IOCM < WAL-RE (≈ IO-RE) < CM-RE (≈ CM-PM), the issue's reading of "
                         "the four observations", "at every AR", f"at {k} of {len(xs)} values of AR",
-                        k == len(xs)))
+                        k == len(xs), "" if k == len(xs) else _behind(records, "fig3.4", xs, zip(order, order[1:]))))
     for better, worse, words in (("wal_re", ("cm_re", "cm_pm"), "WAL-RE significantly outperforms CM-RE and CM-PM"),
                                  ("iocm", ("cm_re", "cm_pm", "io_re", "wal_re"),
                                   "IOCM outperforms CM-RE, CM-PM, IO-RE and WAL-RE"),
                                  ("wal_pm", ("wal_re",), "WAL-PM improves the performance even over WAL-RE")):
         k = sum(all(m[better, x] < m[w, x] for w in worse) for x in xs)
-        claims.append(Claim("Fig. 3.4", words, "at every AR", f"at {k} of {len(xs)}", k == len(xs)))
+        claims.append(Claim("Fig. 3.4", words, "at every AR", f"at {k} of {len(xs)}", k == len(xs),
+                            "" if k == len(xs) else _behind(records, "fig3.4", xs, [(better, w) for w in worse])))
     flat = all(rise["wal_pm"] < rise[p] for p in ("cm_re", "cm_pm", "wal_re"))
     claims.append(Claim("Fig. 3.4", "CM-RE, CM-PM and WAL-RE are more sensitive to the I/O access rate than WAL-PM",
                         "WAL-PM rises least", ", ".join(f"{n(p)} +{rise[p]:.2f}" for p in
@@ -156,7 +171,8 @@ def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
     claims.append(Claim("Fig. 3.5", "IOCM outperforms CM-RE, CM-PM and WAL-RE, by up to 18.3 %",
                         "18.3 % (largest)", f"below all three at {k} of {len(xs)}; largest over {n(best)}: "
                         f"{_gain(gains[best], 1.0)}", k == len(xs),
-                        "improvement as (S_other - S) / S and (S_other - S) / S_other"))
+                        "improvement as (S_other - S) / S and (S_other - S) / S_other" + (
+                            "" if k == len(xs) else "; " + _behind(records, "fig3.5", xs, [("iocm", p) for p in gains]))))
     for a, b in (("wal_re", "cm_re"), ("wal_pm", "cm_pm")):
         ok, worst = _near(m, xs, a, b)
         claims.append(Claim("Fig. 3.5", f"{n(a)} nearly identical to {n(b)}", "nearly identical",
@@ -164,7 +180,8 @@ def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
     for pm, re in (("cm_pm", "cm_re"), ("wal_pm", "wal_re")):
         k = sum(m[pm, x] > m[re, x] for x in xs)
         claims.append(Claim("Fig. 3.5", f"{n(pm)} slightly worse than {n(re)}", "consistently",
-                            f"worse at {k} of {len(xs)}", k == len(xs)))
+                            f"worse at {k} of {len(xs)}", k == len(xs),
+                            "" if k == len(xs) else _behind(records, "fig3.5", xs, [(re, pm)])))
     k = sum(m["io_pm", x] < m["io_re", x] for x in top)
     claims.append(Claim("Fig. 3.5", "the opposite for the I/O-based policies: IO-PM better than IO-RE when memory "
                         "demand is high", "IO-PM < IO-RE", f"at {k} of the {len(top)} highest rates", k == len(top)))
@@ -175,12 +192,17 @@ def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
     xs = _xs(records, "fig3.6")
     k = sum(m["iocm", x] < m["wal_re", x] and m["wal_pm", x] < m["wal_re", x] for x in xs)
     claims.append(Claim("Fig. 3.6", "IOCM and WAL-PM consistently outperform WAL-RE", "at every size",
-                        f"at {k} of {len(xs)}", k == len(xs)))
+                        f"at {k} of {len(xs)}", k == len(xs),
+                        "" if k == len(xs) else _behind(records, "fig3.6", xs, [("iocm", "wal_re"), ("wal_pm", "wal_re")])))
     rise = {p: m[p, xs[-1]] - m[p, xs[0]] for p in SHOWN["fig3.6"]}
+    ok = all(r > 0 for r in rise.values()) and rise["wal_pm"] < min(rise["wal_re"], rise["iocm"])
     claims.append(Claim("Fig. 3.6", "slowdowns increase with the initial data size; WAL-RE and IOCM much more "
                         "sensitive to it than WAL-PM", "WAL-PM rises least",
-                        ", ".join(f"{n(p)} {r:+.2f}" for p, r in rise.items()),
-                        all(r > 0 for r in rise.values()) and rise["wal_pm"] < min(rise["wal_re"], rise["iocm"])))
+                        ", ".join(f"{n(p)} {r:+.2f}" for p, r in rise.items()), ok,
+                        f"the rise from {xs[0]:g} to {xs[-1]:g} MB" + ("" if ok else "; " + not_below(
+                            [(f"{n(p)} at {xs[0]:g} - at {xs[-1]:g} MB (% of the latter)",
+                              _seeds(records, "fig3.6", p, xs[0]), _seeds(records, "fig3.6", p, xs[-1]))
+                             for p in rise]))))
     t, m = _table(records, "fig3.9", "Network bandwidth, I/O-intensive load at 3.5 /MI (Fig. 3.9)")
     lines += t
     xs = _xs(records, "fig3.9")

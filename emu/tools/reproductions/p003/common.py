@@ -1,7 +1,7 @@
 """What paper 003's chapters share in how their results are set beside the thesis's."""
 from __future__ import annotations
 
-from emu.tools.reproduce import figure, fmt, mean_ci
+from emu.tools.reproduce import figure, fmt, mean_ci, order_why, paired
 
 
 # what a table of a run metric is titled with: the metric's name in the tables of paper 003's chapters
@@ -23,6 +23,19 @@ def by_chapter(chapters: tuple) -> tuple:
             claims, lines = claims + more[0], lines + more[1]
         return claims, lines
     return experiments, analyse
+
+
+def not_below(pairs, relative: bool = True, digits: int = 1) -> str:
+    """Why an order did not come out (`order_why`): of the pairs (label, mine, theirs), each a metric by seed,
+    those where mine is not below theirs on average, mine - theirs paired by seed, in % of theirs (`relative`)
+    or in points (x 100: ratios); a label says which."""
+    diffs = []
+    for label, mine, theirs in pairs:
+        mean, half = paired(theirs, mine, True) if relative else paired(mine, theirs)
+        mean = 0.0 - mean if relative else mean          # (0.0 - 0.0: no "-0.0")
+        if mean >= 0:
+            diffs.append((label, (100 * mean, 100 * half)))
+    return order_why(diffs, digits)
 
 
 def trimmed(values: list[float]) -> float:
@@ -49,8 +62,13 @@ def streams(jobs: int, span: str, pct: int, rate: float | None = None) -> list[s
 def job_slowdowns(records, experiment: str, policy: str) -> list[float]:
     """One policy's runs in one experiment, each run's mean slowdown over jobs, a parallel job once (summary.json's
     `job_slowdown`; with no parallel job, its mean slowdown)."""
+    return list(job_slowdowns_by_seed(records, experiment, policy).values())
+
+
+def job_slowdowns_by_seed(records, experiment: str, policy: str) -> dict[int, float]:
+    """`job_slowdowns` by seed."""
     runs = [r for r in records.get(experiment, []) if not r["error"] and r["combo"].get("policy") == policy]
-    return [r["metrics"].get("job_slowdown", {}).get("all", r["metrics"]["mean_slowdown"]) for r in runs]
+    return {r["seed"]: r["metrics"].get("job_slowdown", {}).get("all", r["metrics"]["mean_slowdown"]) for r in runs}
 
 
 def table(title: str, what: str, axis: str, unit: str, xs: list, columns: dict, slowdowns) -> tuple[list[str], dict]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 from emu.tools.reproduce import Claim, Experiment, by_seed, figure, mean_ci, metric, order_why, paired, select
-from emu.tools.reproductions.p003.common import METRICS, curves, table
+from emu.tools.reproductions.p003.common import METRICS, curves, not_below, table
 
 NAMES = {"local": "NLB", "cm_re": "CM", "io_re": "IO", "wal_re": "WAL", "cm_fc": "CM-FC", "io_fc": "IO-FC",
          "wal_fc": "WAL-FC"}
@@ -104,16 +104,10 @@ def _why_fc(records, fig: str, fc: str, base: str) -> str:
 
 
 def _not_below(records, fig: str, xs, better: str, base: str) -> str:
-    """`order_why` over the xs where `better`'s mean is not below `base`'s: base - better in % of base, paired by
-    seed."""
-    diffs = []
-    for x in xs:
-        b, o = by_seed(_runs(records, fig, base, x), "mean_slowdown"), by_seed(_runs(records, fig, better, x), "mean_slowdown")
-        mean, half = paired(b, o, relative=True)
-        if not mean > 0:
-            diffs.append((f"{x:g} {FIGS[fig][3]}: {NAMES[base]} - {NAMES[better]} (% of {NAMES[base]})",
-                          (100 * mean, 100 * half)))
-    return order_why(diffs, 1)
+    """`not_below` over the xs: `better` - `base` in % of `base`, paired by seed."""
+    return not_below([(f"{x:g} {FIGS[fig][3]}: {NAMES[better]} - {NAMES[base]} (% of {NAMES[base]})",
+                       by_seed(_runs(records, fig, better, x), "mean_slowdown"),
+                       by_seed(_runs(records, fig, base, x), "mean_slowdown")) for x in xs])
 
 
 def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import csv
 
-from emu.tools.reproduce import Claim, Experiment, by_seed, mean_ci, order_why, paired, select
-from emu.tools.reproductions.p003.common import METRICS, curves, table
+from emu.tools.reproduce import Claim, Experiment, by_seed, mean_ci, select
+from emu.tools.reproductions.p003.common import METRICS, curves, not_below, table
 
 NAMES = {"cpu_re": "CPU-aware", "mem_re": "MEM-aware", "iocm_re": "I/O-aware", "com_aware": "COM-aware"}
 OTHERS = ("cpu_re", "mem_re", "iocm_re")
@@ -121,15 +121,10 @@ def _placement(records, rate: float, k: int) -> str:
 
 
 def _behind(records, rate: float, k: int, name: str = "job_slowdown") -> str:
-    """`order_why` for the schemes that beat COM-aware at Fig. 7.4's point: S_COM - S_other in % of S_COM."""
-    com = {s: v["all"] for s, v in by_seed(_runs(records, "fig7.4", "com_aware", k, rate), name).items()}
-    diffs = []
-    for p in OTHERS:
-        other = {s: v["all"] for s, v in by_seed(_runs(records, "fig7.4", p, k, rate), name).items()}
-        mean, half = paired(com, other, relative=True)
-        if mean >= 0:
-            diffs.append((f"COM-aware - {NAMES[p]} (% of COM-aware)", (100 * mean, 100 * half)))
-    return order_why(diffs, 1)
+    """`not_below` for COM-aware against each other scheme at Fig. 7.4's point, in % of the other's."""
+    def seeds(p):
+        return {s: v["all"] for s, v in by_seed(_runs(records, "fig7.4", p, k, rate), name).items()}
+    return not_below([(f"COM-aware - {NAMES[p]} (% of {NAMES[p]})", seeds("com_aware"), seeds(p)) for p in OTHERS])
 
 
 def _gains(m: dict, k: int) -> dict:
