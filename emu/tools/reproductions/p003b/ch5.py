@@ -77,11 +77,11 @@ def _per_run(records, trace: int, systems: str, what) -> str:
         for p, name, words in what) + "."
 
 
-def _apart(records, trace: int, points, name: str, relative: bool = True) -> str:
-    """`not_below` over (system, policy, rival): the policy's `name` less the rival's, paired by seed."""
-    return not_below([(f"{s}: {NAMES[p]} - {NAMES[q]} ({'% of ' + NAMES[q] if relative else 'points'})",
-                       by_seed(_runs(records, trace, s, p), name), by_seed(_runs(records, trace, s, q), name))
-                      for s, p, q in points], relative)
+def _apart(records, points, name: str, relative: bool = True) -> str:
+    """`not_below` over (trace, system, policy, rival): the policy's `name` less the rival's, paired by seed."""
+    return not_below([(f"Trace {t}, {s}: {NAMES[p]} - {NAMES[q]} ({'% of ' + NAMES[q] if relative else 'points'})",
+                       by_seed(_runs(records, t, s, p), name), by_seed(_runs(records, t, s, q), name))
+                      for t, s, p, q in points], relative)
 
 
 def _rise(m, p, a: str, b: str) -> float:
@@ -183,8 +183,8 @@ def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
                         + ", ".join(
                             f"{s} {mean_ci(metric(_runs(records, 4, s, 'iocm_re_hetero'), 'remote_executions'))[0]:.0f} "
                             f"against {mean_ci(metric(_runs(records, 4, s, 'mem_re'), 'remote_executions'))[0]:.0f}"
-                            for s in unequal) + "; " + _apart(records, 4, [(s, *sorted(("iocm_re_hetero", "mem_re"), key=lambda p: -m5[p, s]))
-                                                 for s in unequal], "mean_slowdown")
+                            for s in unequal) + "; " + _apart(records, [(4, s, *sorted(("iocm_re_hetero", "mem_re"), key=lambda p: -m5[p, s]))
+                                             for s in unequal], "mean_slowdown")
                         if unequal else "")))
     if "D" in systems:
         claims.append(Claim("Fig. 5.5", "System D: MEM-RE and IOCM-RE beat CPU-RE and IO-RE by a factor of 8 and 5",
@@ -207,8 +207,8 @@ def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
     k = 2 * len(systems) - len({(trace, s) for trace, s, _ in below})
     claims.append(Claim("Fig. 5.6", "IOCM-RE's buffer hit rate consistently higher than CPU-RE's and MEM-RE's",
                         "in all cases", f"in {k} of {2 * len(systems)} (trace, system)", k == 2 * len(systems),
-                        "; ".join(f"Trace {trace}, " + _apart(records, trace, [(s, q, "iocm_re_hetero")], "buffer_hit_ratio",
-                                                                     relative=False) for trace, s, q in below)))
+                        _apart(records, [(t, s, q, "iocm_re_hetero") for t, s, q in below], "buffer_hit_ratio",
+                               relative=False)))
     top = max(max(h.values()) for h in (h2, h3))
     claims.append(Claim("Fig. 5.6", "no hit ratio above r/(r + 1) (Eq. 3.5, r = 5)", "≤ 83.3 %",
                         f"highest {100 * top:.1f} %", top <= 5 / 6 + 1e-9))
