@@ -99,7 +99,10 @@ def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
         lo, hi = xs[0], xs[-1]
         claims.append(Claim(fig, f"the mean slowdowns all increase with the I/O load ({pct} % parallel)", "all rise",
                             ", ".join(f"{n(p)} {s[p, lo]:.2f} → {s[p, hi]:.2f}" for p in POLICIES),
-                            all(s[p, hi] > s[p, lo] for p in POLICIES)))
+                            all(s[p, hi] > s[p, lo] for p in POLICIES), not_below(
+                                [(f"{n(p)} at {lo:g} - at {hi:g} /MI (% of the latter)",
+                                  job_slowdowns_by_seed(records, _name(pct, lo), p),
+                                  job_slowdowns_by_seed(records, _name(pct, hi), p)) for p in POLICIES])))
         k = sum(s["iocm_re", x] < min(s["cpu_re", x], s["mem_re", x]) for x in xs)
         best = max(max(s[b, x] / s["iocm_re", x] for x in xs) for b in ("cpu_re", "mem_re"))
         claims.append(Claim(fig, "IOCM-RE greatly outperforms the CPU- and memory-based policies", "at every rate",
@@ -150,13 +153,20 @@ def _batch(records, lines) -> list[Claim]:
                      {p: NAMES[p] for p in ("iocm_re", "bs")}, lambda p, x: _slowdowns(records, pct, p, x))
         lines += t
         lo, hi = xs[0], xs[-1]
+
+        def seeds(p, x, pct=pct):
+            return job_slowdowns_by_seed(records, _name(pct, x), p)
         claims.append(Claim(fig, "both IOCM-RE and BS rise with the I/O access rate", "both rise",
                             f"IOCM-RE {s['iocm_re', lo]:.2f} → {s['iocm_re', hi]:.2f}, BS {s['bs', lo]:.2f} → "
-                            f"{s['bs', hi]:.2f}", s["iocm_re", hi] > s["iocm_re", lo] and s["bs", hi] > s["bs", lo]))
+                            f"{s['bs', hi]:.2f}", s["iocm_re", hi] > s["iocm_re", lo] and s["bs", hi] > s["bs", lo],
+                            not_below([(f"{NAMES[p]} at {lo:g} - at {hi:g} /MI (% of the latter)", seeds(p, lo),
+                                        seeds(p, hi)) for p in ("iocm_re", "bs")])))
         k = sum(s["iocm_re", x] < s["bs", x] for x in xs)
         factor[pct] = max(s["bs", x] / s["iocm_re", x] for x in xs)
         claims.append(Claim(fig, "IOCM-RE is significantly better than BS", "at every rate",
-                            f"at {k} of {len(xs)}; largest factor {factor[pct]:.2f}x", k == len(xs)))
+                            f"at {k} of {len(xs)}; largest factor {factor[pct]:.2f}x", k == len(xs),
+                            not_below([(f"{x:g} /MI: IOCM-RE - BS (% of BS)", seeds("iocm_re", x), seeds("bs", x))
+                                       for x in xs])))
     claims.append(Claim("Fig. 4.1(b)", "BS degrades considerably when parallel jobs wait in its queue",
                         "(b) worse for BS than (a)", f"BS over IOCM-RE: up to {factor[0]:.2f}x in (a), "
                         f"{factor[30]:.2f}x in (b)", factor[30] > factor[0],

@@ -170,12 +170,20 @@ def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
                          NAMES, lambda p, x: _values(select(records.get(f"{fig}-{x}", []), policy=p), name))
             lines += t
             mixes[fig, name] = (shares, m)
-    claims += _mixes(mixes)
+    claims += _mixes(mixes, records)
     _plots(panels, means, plots, mixes)
     return claims, lines
 
 
-def _mixes(mixes: dict) -> list[Claim]:
+def _mix_order(records, fig: str, pairs) -> str:
+    """`not_below` over (share, scheme, rival) of a mix: the scheme's mean slowdown less the rival's, by seed."""
+    def seeds(x, p):
+        return {s: v["all"] for s, v in by_seed(select(records.get(f"{fig}-{x}", []), policy=p), "job_slowdown").items()}
+    return not_below([(f"{x} %: {NAMES[p]} - {NAMES[q]} (% of {NAMES[q]})", seeds(x, p), seeds(x, q))
+                      for x, p, q in pairs])
+
+
+def _mixes(mixes: dict, records) -> list[Claim]:
     """Figs. 7.7 and 7.8's claims, on the mean slowdowns."""
     claims = []
     for fig in MIXES:
@@ -185,7 +193,9 @@ def _mixes(mixes: dict) -> list[Claim]:
         f = fig.replace("fig", "Fig. ")
         best = [x for x in xs if m["com_aware", x] <= min(m[p, x] for p in OTHERS)]
         claims.append(Claim(f, "COM-aware performs the best in all cases", "at every share",
-                            f"at {len(best)} of {len(xs)} shares", len(best) == len(xs)))
+                            f"at {len(best)} of {len(xs)} shares", len(best) == len(xs), _mix_order(
+                                records, fig, [(x, "com_aware", p) for x in xs if x not in best for p in OTHERS
+                                               if m["com_aware", x] > m[p, x]])))
         if fig == "fig7.7":
             first = xs[0]
             claims.append(Claim(f, "COM- and I/O-aware noticeably outperform CPU- and MEM-aware when the load is "
@@ -213,10 +223,14 @@ def _mixes(mixes: dict) -> list[Claim]:
             above = [x for x in xs if x > 40]
             k = sum(m["mem_re", x] < min(m["cpu_re", x], m["iocm_re", x]) for x in below)
             claims.append(Claim(f, "MEM-aware better than CPU- and I/O-aware below 40 % communication-intensive jobs",
-                                "below 40 %", f"at {k} of {len(below)} shares below 40 %", k == len(below)))
+                                "below 40 %", f"at {k} of {len(below)} shares below 40 %", k == len(below), _mix_order(
+                                    records, fig, [(x, "mem_re", p) for x in below for p in ("cpu_re", "iocm_re")
+                                                   if m["mem_re", x] >= m[p, x]])))
             k = sum(m["mem_re", x] > max(m["cpu_re", x], m["com_aware", x]) for x in above)
             claims.append(Claim(f, "MEM-aware worse than CPU- and COM-aware above 40 %", "above 40 %",
-                                f"at {k} of {len(above)} shares above 40 %", k == len(above)))
+                                f"at {k} of {len(above)} shares above 40 %", k == len(above), _mix_order(
+                                    records, fig, [(x, p, "mem_re") for x in above for p in ("cpu_re", "com_aware")
+                                                   if m[p, x] >= m["mem_re", x]])))
     return claims
 
 
