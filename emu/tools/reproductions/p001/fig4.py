@@ -25,7 +25,7 @@ WHY_FIG4 = ("once the local tasks end, J1 and J2 are each node's only tasks, and
             "takes its page from the other (the least recently run task): J1's share of N1's CPU from the last local task's end "
             "(at {t_local} s) to its own end was {pred} under PRED and {csm} under CSM; to end at {end:g} s it would need "
             "{need}. Where a task of J1 spends the time it is off the CPU (s, mean over its tasks): under PRED, {off_pred}; "
-            "under CSM, {off_csm}; to end 25 % before PRED's J1 it may spend {budget} s there in all. The paper's J1 spent "
+            "under CSM, {off_csm}; to end {lead:g} % before PRED's J1 it may spend {budget} s there in all. The paper's J1 spent "
             "{paper_off:g} s (it ends at {end:g} s with {tc:g} s of CPU): the {locals:g} s of the local tasks and the "
             "{j2:g} s J2 gets when it is overtaken MNOD = {mnod} times a turn (J1 running {turn} slices to its one: the "
             "CSM mode's bound), with no wait for partners at all, where here every burst ends waiting for one. Nor do "
@@ -126,8 +126,9 @@ def _why_fig4(fig4: list[dict], records: dict) -> str:
                 for p, v in off.items()}
     config = fig4[0]["config"]
     streams = {w["name"]: w for w in config["workload"]}
-    tc = streams["J1"]["lifetime"]["mean"] / config["cluster"]["speed"]
-    locals_cpu = streams["local"]["jobs"] / config["cluster"]["nodes"] * streams["local"]["lifetime"]["mean"] / config["cluster"]["speed"]
+    speed = config["cluster"]["speed"]
+    tc = streams["J1"]["lifetime"]["mean"] / speed
+    locals_cpu = streams["local"]["jobs"] / config["cluster"]["nodes"] * streams["local"]["lifetime"]["mean"] / speed
     mnod = config["cpu"]["insertion"]["mnod"]
     budget = np.mean([(1 - LEAD) * _finish(r, "J1") for r in select(fig4, **{"cpu.insertion.name": "pred"})]) - tc
     share = {p: fmt(*mean_ci([x[1] for x in v]), 1, 100, " %") for p, v in got.items()}
@@ -136,7 +137,7 @@ def _why_fig4(fig4: list[dict], records: dict) -> str:
     nodes = sorted({r["config"]["cluster"]["nodes"] for _, rs in probes for r in select(rs)})
     return WHY_FIG4.format(t_local=fmt(*mean_ci([x[0] for x in got["csm"]]), 0), pred=share["pred"],
                            csm=share["csm"], end=PAPER_J1_END, need=fmt(*mean_ci([x[2] for x in got["csm"]]), 1, 100, " %"),
-                           off_pred=off_text["pred"], off_csm=off_text["csm"], budget=f"{budget:.0f}",
+                           off_pred=off_text["pred"], off_csm=off_text["csm"], budget=f"{budget:.0f}", lead=100 * LEAD,
                            paper_off=PAPER_J1_END - tc, tc=tc, locals=locals_cpu, j2=tc / (mnod + 1), mnod=mnod,
                            turn=mnod + 1,
                            nodes=" or ".join(map(str, nodes)), seeds="seed " + ", ".join(map(str, seeds)) if seeds else "not run",

@@ -251,7 +251,8 @@ def _fig74(means, records) -> list[Claim]:
                             ", ".join(f"{g[p]:.0f} %" for p in OTHERS), all(v > 0 for v in g.values()),
                             "(S_other - S_COM) / S_COM; holds if COM-aware is the best of the four" + (
                                 "" if all(v > 0 for v in g.values()) else
-                                "; " + "; ".join(filter(None, (_placement(records, 0.5, top[1]), _behind(records, 0.5, top[1])))))))
+                                "; " + "; ".join(filter(None, (_placement(records, 0.5, top[1]),
+                                                               _behind(records, 0.5, top[1])))))))
         for name, what, paper in (("job_slowdown", "slowdown", "3 %"), ("job_turnaround", "turn-around", "4 %")):
             g = _gains(means[low[0], name], low[1])
             mean = sum(g.values()) / len(g)
