@@ -103,7 +103,7 @@ def _tasks(records, experiment: str, rate) -> list[int]:
 
 
 def _away(runs: list[dict]) -> float:
-    """The share of the runs' tasks that ran on another node than their job's home (its master's), from each
+    """The share of the runs' tasks that ran on another node than their job's home (where it arrived), from each
     run's jobs.csv, over the runs."""
     shares = []
     for r in runs:
@@ -115,7 +115,7 @@ def _away(runs: list[dict]) -> float:
 
 def _placement(records, rate: float, k: int) -> str:
     """Where each scheme ran the tasks at Fig. 7.4's point (k tasks, `rate`): the why of its claims."""
-    return (f"at {k} tasks and {rate:g} /MI the share of tasks run away from their master's node is "
+    return (f"at {k} tasks and {rate:g} /MI the share of tasks run away from their job's home node is "
             + ", ".join(f"{NAMES[p]} {100 * _away(_runs(records, 'fig7.4', p, k, rate)):.0f} %" for p in NAMES)
             + " (jobs.csv, over the seeds)")
 
