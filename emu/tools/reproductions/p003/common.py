@@ -38,6 +38,12 @@ def not_below(pairs, relative: bool = True, digits: int = 1) -> str:
     return order_why(diffs, digits)
 
 
+def gap(label: str, mine: dict, theirs: dict) -> str:
+    """Why two things said to be alike are not: mine - theirs (each by seed) in % of theirs, paired by seed."""
+    mean, half = paired(theirs, mine, True)
+    return f"{label} {fmt(100 * (0.0 - mean), 100 * half, 1)}, paired by seed"
+
+
 def trimmed(values: list[float]) -> float:
     """The thesis's average: the highest and the lowest dropped (with at least 4 values)."""
     v = sorted(values)
