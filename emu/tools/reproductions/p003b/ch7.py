@@ -295,7 +295,10 @@ def _trend(means, fig: str, points: tuple, what: str, falls: bool, average: str)
                   "curves", len(moves) == len(NAMES) * len(ks)),
             Claim(fig, "COM-aware's average improvement in turn-around over the other three grows along the axis",
                   average, ", ".join(f"{g:.1f} %" for g in gains) + f" ({', '.join(points)})",
-                  _monotone(gains), "(T_other - T_COM) / T_COM averaged over the schemes and the tasks per job")]
+                  _monotone(gains), "(T_other - T_COM) / T_COM averaged over the schemes and the tasks per job" + (
+                      "" if _monotone(gains) else "; by tasks per job: " + "; ".join(
+                          f"{x}: " + ", ".join(f"{k} {_average_gain(means[t, 'job_turnaround'], k):.0f} %" for k in ks)
+                          for x, t in zip(points, titles))))]
 
 
 def _monotone(ys: list[float]) -> bool:
