@@ -5,7 +5,7 @@ scenarios (scenarios/p003/io.toml, memory.toml) say what stands in for the thesi
 """
 from __future__ import annotations
 
-from emu.tools.reproduce import Claim, Experiment, by_seed, mean_ci, metric, order_why, paired, select
+from emu.tools.reproduce import Claim, Experiment, by_seed, mean_ci, order_why, paired, select
 from emu.tools.reproductions.p003.common import curves, gain as _gain, gap, not_below, table
 POLICIES = ("cm_re", "cm_pm", "io_re", "io_pm", "wal_re", "wal_pm", "iocm")
 NAMES = {"local": "NLB", "cm_re": "CM-RE", "cm_pm": "CM-PM", "io_re": "IO-RE", "io_pm": "IO-PM",
@@ -65,15 +65,14 @@ def experiments(quick: bool, seeds: int | None) -> list[Experiment]:
     return out
 
 
-def _slowdowns(records, fig, policy, x) -> list[float]:
-    fig, x = NLB_FROM[fig] if policy == "local" and fig in NLB_FROM else SHARED.get((fig, x), (fig, x))
-    return metric(select(records[fig], policy=policy, **{AXES[fig][0]: _text(fig, x)}), "mean_slowdown")
-
-
 def _seeds(records, fig, policy, x) -> dict[int, float]:
-    """`_slowdowns` by seed."""
+    """A policy's mean slowdown at x by seed, from the figure's runs or those it takes (NLB_FROM, SHARED)."""
     fig, x = NLB_FROM[fig] if policy == "local" and fig in NLB_FROM else SHARED.get((fig, x), (fig, x))
     return by_seed(select(records[fig], policy=policy, **{AXES[fig][0]: _text(fig, x)}), "mean_slowdown")
+
+
+def _slowdowns(records, fig, policy, x) -> list[float]:
+    return list(_seeds(records, fig, policy, x).values())
 
 
 def _behind(records, fig, xs, pairs) -> str:

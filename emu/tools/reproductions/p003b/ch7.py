@@ -77,8 +77,13 @@ def experiments(quick: bool, seeds: int | None) -> list[Experiment]:
     return out
 
 
+def _by_seed(runs: list[dict], name: str) -> dict[int, float]:
+    """A metric over jobs (`job_slowdown`, `job_turnaround`) of each run, by seed."""
+    return {s: v["all"] for s, v in by_seed(runs, name).items()}
+
+
 def _values(runs: list[dict], name: str) -> list[float]:
-    return [r["metrics"][name]["all"] for r in runs]
+    return list(_by_seed(runs, name).values())
 
 
 def _runs(records, experiment: str, policy: str, tasks: int, rate: float | None = None) -> list[dict]:
@@ -123,7 +128,7 @@ def _placement(records, rate: float, k: int) -> str:
 def _behind(records, rate: float, k: int, name: str = "job_slowdown") -> str:
     """`not_below` for COM-aware against each other scheme at Fig. 7.4's point, in % of the other's."""
     def seeds(p):
-        return {s: v["all"] for s, v in by_seed(_runs(records, "fig7.4", p, k, rate), name).items()}
+        return _by_seed(_runs(records, "fig7.4", p, k, rate), name)
     return not_below([(f"COM-aware - {NAMES[p]} (% of {NAMES[p]})", seeds("com_aware"), seeds(p)) for p in OTHERS])
 
 
@@ -178,7 +183,7 @@ def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
 def _mix_order(records, fig: str, pairs) -> str:
     """`not_below` over (share, scheme, rival) of a mix: the scheme's mean slowdown less the rival's, by seed."""
     def seeds(x, p):
-        return {s: v["all"] for s, v in by_seed(select(records.get(f"{fig}-{x}", []), policy=p), "job_slowdown").items()}
+        return _by_seed(select(records.get(f"{fig}-{x}", []), policy=p), "job_slowdown")
     return not_below([(f"{x} %: {NAMES[p]} - {NAMES[q]} (% of {NAMES[q]})", seeds(x, p), seeds(x, q))
                       for x, p, q in pairs])
 
