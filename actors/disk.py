@@ -31,7 +31,7 @@ class Disk:
         rotation each), or serve it at once beside the queue (`queued = False`); `done(arg)` is called when it
         completes. Returns that time."""
         now = self.q.now
-        service = self.service_time(size, accesses)
+        service = accesses * (self.seek + self.rotation) + size / self.bandwidth      # service_time, inline
         queued = queued and self.queueing
         start = max(now, self.free_at) if queued else now
         finish = start + service
