@@ -209,10 +209,21 @@ class Workstation(Participant):
 
     @staticmethod
     def set_stop(job: Job) -> None:
-        # a flat memory profile (most jobs) has no breakpoint: no call to look for one at every I/O miss
+        """The nearest of the job's end, next I/O miss, next fault, next change of memory demand and next end of
+        a compute phase; compared one by one (`min` of the five took 4 % of an I/O-bound run). A flat memory
+        profile (most jobs) has no breakpoint: no call to look for one at every I/O miss."""
+        stop = job.work
+        if job.io_at < stop:
+            stop = job.io_at
+        if job.fault_at < stop:
+            stop = job.fault_at
         memory = job.memory
-        breakpoint = INF if len(memory) == 1 and memory[0][0] <= 0.0 else job.next_breakpoint()
-        job.stop_at = min(job.work, job.io_at, job.fault_at, breakpoint, job.next_sync())
+        if len(memory) != 1 or memory[0][0] > 0.0:
+            breakpoint = job.next_breakpoint()
+            if breakpoint < stop:
+                stop = breakpoint
+        sync = job.next_sync()
+        job.stop_at = sync if sync < stop else stop
 
     def _on_stop(self, job: Job) -> bool:
         """The CPU brought `job` to its stop; True if it goes on running."""

@@ -20,6 +20,8 @@ from heapq import heappush
 from itertools import islice
 from typing import Callable
 
+INF = float("inf")      # a name, not a call: Timer uses it several times per event
+
 MESSAGE, LOCAL = 0, 1
 FN = 4                     # index of the callable in an entry; None marks a cancelled entry
 
@@ -36,7 +38,7 @@ class Heap:
         entries = self.entries
         while entries and entries[0][FN] is None:
             heapq.heappop(entries)
-        return entries[0][0] if entries else float("inf")
+        return entries[0][0] if entries else INF
 
 
 class EventQueue:
@@ -49,9 +51,9 @@ class EventQueue:
         self.owner = owner
         # how far the runtime lets this queue's time go now (run_until's `until`, the inline run's stop): a
         # model that handles several of its own steps in one event (QuantumCPU's slices) stays below it
-        self.horizon = float("inf")
+        self.horizon = INF
         # a lazy periodic observer (`observe_lazily`): its next instant, and the call that observes it
-        self.due = float("inf")
+        self.due = INF
         self.observe: Callable[[float], float] | None = None
 
     def observe_lazily(self, first: float, observe: Callable[[float], float]) -> None:
@@ -101,7 +103,7 @@ class EventQueue:
             if time > self.now:
                 self.now = time
             fn(arg)
-        if until > self.now and until != float("inf"):
+        if until > self.now and until != INF:
             self.now = until
 
     def pending(self):
@@ -114,7 +116,7 @@ class Timer:
     __slots__ = ("queue", "fn", "entry", "time")
 
     def __init__(self, queue: EventQueue, fn: Callable):
-        self.queue, self.fn, self.entry, self.time = queue, fn, None, float("inf")
+        self.queue, self.fn, self.entry, self.time = queue, fn, None, INF
 
     def arm(self, time: float) -> None:
         if time == self.time:       # armed for that instant already (a replan that changed nothing)
@@ -122,15 +124,15 @@ class Timer:
         if self.entry is not None:  # `cancel`, inline: twice per I/O miss of an I/O-bound run
             self.entry[FN] = None
         self.time = time
-        self.entry = self.queue.at(time, self._fire) if time != float("inf") else None
+        self.entry = self.queue.at(time, self._fire) if time != INF else None
 
     def cancel(self) -> None:
         if self.entry is not None:
             self.entry[FN] = None
             self.entry = None
-        self.time = float("inf")
+        self.time = INF
 
     def _fire(self, _) -> None:
         self.entry = None
-        self.time = float("inf")
+        self.time = INF
         self.fn()
