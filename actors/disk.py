@@ -33,7 +33,7 @@ class Disk:
         now = self.q.now
         service = accesses * (self.seek + self.rotation) + size / self.bandwidth      # service_time, inline
         queued = queued and self.queueing
-        start = max(now, self.free_at) if queued else now
+        start = self.free_at if queued and self.free_at > now else now
         finish = start + service
         if queued:
             self.free_at = finish
