@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from emu.tools.reproduce import Claim, Experiment, figure, mean_ci
 from emu.tools.reproductions.p003 import ch4
-from emu.tools.reproductions.p003.common import (curves, gain, job_slowdowns, job_slowdowns_by_seed, not_below,
-                                                streams, table)
+from emu.tools.reproductions.p003.common import (change, curves, gain, job_slowdowns, job_slowdowns_by_seed,
+                                                not_below, steeper, streams, table)
 
 APPS = {"dmine": "Dmine", "pgrep": "Pgrep", "titan": "Titan", "db2": "DB2", "lu": "LU", "cholesky": "Cholesky"}
 POLICIES = {"cpu_re": "CPU", "mem_re": "MEM", "iocm_re": "IOCM-RE", "iocm_pm": "IOCM-PM"}
@@ -124,7 +124,10 @@ def _mixed(records, plots) -> tuple[list[Claim], list[str]]:
         calm = max(rise["iocm_re"], rise["iocm_pm"]) < min(rise["cpu_re"], rise["mem_re"])
         claims.append(Claim(fig, "the two I/O-aware schemes are less sensitive to I/O intensity than the non-I/O-aware "
                             "ones", "I/O-aware rise least", ", ".join(f"{n(p)} {r:+.2f}" for p, r in rise.items()),
-                            calm, f"the rise from {lo:g} to {hi:g} /MI"))
+                            calm, f"the rise from {lo:g} to {hi:g} /MI" + ("" if calm else "; " + steeper(
+                                [(f"{n(a)}'s rise - {n(b)}'s", change(seeds(a, lo), seeds(a, hi)),
+                                  change(seeds(b, lo), seeds(b, hi)))
+                                 for a in ("iocm_re", "iocm_pm") for b in ("cpu_re", "mem_re")]))))
         if pct == 30:
             k = sum(s["iocm_re", x] < min(s["cpu_re", x], s["mem_re", x]) for x in xs)
             claims.append(Claim(fig, "IOCM-RE is the second best in most cases", "most rates",

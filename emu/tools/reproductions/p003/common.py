@@ -38,6 +38,18 @@ def not_below(pairs, relative: bool = True, digits: int = 1) -> str:
     return order_why(diffs, digits)
 
 
+def change(lo: dict, hi: dict, size: bool = False) -> dict:
+    """A metric's change from `lo` to `hi` (each by seed), by seed; `size`: its size, a rise and a drop alike."""
+    return {s: abs(hi[s] - lo[s]) if size else hi[s] - lo[s] for s in lo.keys() & hi.keys()}
+
+
+def steeper(pairs, digits: int = 2) -> str:
+    """Why a change is not the least (`order_why`): of the pairs (label, mine, theirs), each a change by seed
+    (`change`), those where mine is not below theirs on average, mine - theirs paired by seed."""
+    diffs = [(label, paired(mine, theirs)) for label, mine, theirs in pairs]
+    return order_why([(label, d) for label, d in diffs if d[0] >= 0], digits)
+
+
 def gap(label: str, mine: dict, theirs: dict) -> str:
     """Why two things said to be alike are not: mine - theirs (each by seed) in % of theirs, paired by seed."""
     mean, half = paired(theirs, mine, True)

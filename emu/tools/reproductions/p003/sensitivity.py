@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from emu.tools.reproduce import Claim, Experiment, metric, select
+from emu.tools.reproduce import Claim, Experiment, by_seed, fmt, metric, paired, select
 from emu.tools.reproductions.p003 import ch3
-from emu.tools.reproductions.p003.common import curves, table
+from emu.tools.reproductions.p003.common import change, curves, steeper, table
 
 
 class Sensitivity(NamedTuple):
@@ -79,14 +79,21 @@ def experiments(quick: bool, seeds: int | None) -> list[Experiment]:
     return out
 
 
-def _slowdowns(records, fig: str, line: float | None, x: float) -> list[float]:
+def _runs(records, fig: str, line: float | None, x: float) -> list[dict]:
     s = FIGS[fig]
     if x == s.fig34:                        # Fig. 3.4's WAL-PM runs at this line's AR
         ar = FIG34_AR if line is None else line
-        return metric(select(records.get("fig3.4", []), policy="wal_pm",
-                             **{"workload.io.rate_max": f'"{ar:g} /MI"'}), "mean_slowdown")
-    runs = records.get(_name(fig, x), [])
-    return metric(select(runs, **({s.lines[0]: _text(s.lines, line)} if s.lines else {})), "mean_slowdown")
+        return select(records.get("fig3.4", []), policy="wal_pm", **{"workload.io.rate_max": f'"{ar:g} /MI"'})
+    return select(records.get(_name(fig, x), []), **({s.lines[0]: _text(s.lines, line)} if s.lines else {}))
+
+
+def _slowdowns(records, fig: str, line: float | None, x: float) -> list[float]:
+    return metric(_runs(records, fig, line, x), "mean_slowdown")
+
+
+def _rise(records, fig: str, line: float, lo: float, hi: float) -> dict[int, float]:
+    """WAL-PM's rise from `lo` to `hi` on one line, by seed (the same seed gives both lines the same jobs)."""
+    return change(*(by_seed(_runs(records, fig, line, x), "mean_slowdown") for x in (lo, hi)))
 
 
 def _xs(records, fig) -> list[float]:
@@ -110,18 +117,23 @@ def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
             at = "" if s.lines else f" at {FIG34_AR:g} /MI"
             lines += [f"The {s.fig34:g} row is Fig. 3.4's WAL-PM runs{at} (the same settings).", ""]
         drawn[fig] = xs, {v: [m[v, x] for x in xs] for v in ls}, names
-        change = {v: m[v, xs[-1]] - m[v, xs[0]] for v in ls}
+        rise = {v: m[v, xs[-1]] - m[v, xs[0]] for v in ls}
         said = ", ".join(f"{names[v]} {m[v, xs[0]]:.2f} → {m[v, xs[-1]]:.2f}" for v in ls)
         label, sign = f"Fig. {fig[3:]}", 1 if s.trend.startswith("rises") else -1
         claims.append(Claim(label, f"the mean slowdown {s.trend}", s.trend.split()[0], said,
-                            all(sign * c > 0 for c in change.values()), f"from {xs[0]:g} to {xs[-1]:g} ({s.axis})"))
+                            all(sign * c > 0 for c in rise.values()), f"from {xs[0]:g} to {xs[-1]:g} ({s.axis})"))
         if s.lines:
             low, high = ls[0], ls[-1]
+            ok = rise[high] > rise[low] + ch3.SAME * abs(rise[low])
+            above, below = (_rise(records, fig, v, xs[0], xs[-1]) for v in (high, low))
+            more = paired(above, below)
             claims.append(Claim(label, s.apart, f"rises more at {high:g} {s.lines[1]}",
-                                f"{change[high]:+.2f} at {high:g} {s.lines[1]}, {change[low]:+.2f} at {low:g}",
-                                change[high] > change[low] + ch3.SAME * abs(change[low]),
+                                f"{rise[high]:+.2f} at {high:g} {s.lines[1]}, {rise[low]:+.2f} at {low:g}", ok,
                                 f"holds if the rise at {high:g} is more than {100 * ch3.SAME:.0f} % above the rise at "
-                                f"{low:g}"))
+                                f"{low:g}" + ("" if ok else "; " + (steeper(
+                                    [(f"the rise at {low:g} - at {high:g} {s.lines[1]}", below, above)]) if more[0] <= 0
+                                    else f"the rise at {high:g} - at {low:g} {s.lines[1]}, paired by seed: "
+                                         f"{fmt(*more)}, above zero but not by {100 * ch3.SAME:.0f} %"))))
     if drawn:
         _plots(drawn, plots)
     return claims, (lines if drawn else [])

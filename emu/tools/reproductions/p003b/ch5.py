@@ -8,7 +8,7 @@ aged 1 to 6 years) is `aging`.
 from __future__ import annotations
 
 from emu.tools.reproduce import Claim, Experiment, by_seed, mean_ci, metric, select
-from emu.tools.reproductions.p003.common import METRICS, curves, gain, gap, not_below, table
+from emu.tools.reproductions.p003.common import METRICS, change, curves, gain, gap, not_below, steeper, table
 
 SYSTEMS = "ABCDE"
 NAMES = {"local": "NLB", "cpu_re": "CPU-RE", "mem_re": "MEM-RE", "io_re": "IO-RE", "iocm_re_hetero": "IOCM-RE"}
@@ -112,6 +112,20 @@ def _rise(m, p, a: str, b: str) -> float:
     return m[p, b] / m[p, a] - 1
 
 
+def _growth(records, trace: int, policy: str, a: str, b: str) -> dict[int, float]:
+    """A policy's rise in mean slowdown from system `a` to `b` under a trace, by seed, in % of a's (the same seed
+    gives every system the same jobs)."""
+    x, y = (by_seed(_runs(records, trace, s, policy), "mean_slowdown") for s in (a, b))
+    return {s: 100 * (y[s] / x[s] - 1) for s in x.keys() & y.keys()}
+
+
+def _steeper(records, trace: int, a: str, b: str, pairs) -> str:
+    """`steeper` over (policy, rival): where the policy's rise from `a` to `b` is not below the rival's, in points
+    of % (`_growth`), paired by seed."""
+    return steeper([(f"{NAMES[p]}'s rise - {NAMES[q]}'s (points of %)", _growth(records, trace, p, a, b),
+                     _growth(records, trace, q, a, b)) for p, q in pairs])
+
+
 def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
     claims, lines = [], ["![Mean slowdown by system and trace, and against Trace 2's I/O rate on System A]"
                          "(PLOTS/p003b-ch5.png)", ""]
@@ -145,13 +159,17 @@ def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
         claims.append(Claim("Fig. 5.1", "A → B (CPU and memory heterogeneity only): IO-RE and IOCM-RE rise far "
                             "more than CPU-RE and MEM-RE", "+196.4 % vs +34.7 %, +47.9 %",
                             ", ".join(f"{n(p)} {100 * r:+.1f} %" for p, r in rise.items() if p != "local"),
-                            min(rise["io_re"], rise["iocm_re_hetero"]) > max(rise["cpu_re"], rise["mem_re"], 0)))
+                            min(rise["io_re"], rise["iocm_re_hetero"]) > max(rise["cpu_re"], rise["mem_re"], 0),
+                            _steeper(records, 1, "A", "B", [(p, io) for io in ("io_re", "iocm_re_hetero")
+                                                            for p in ("cpu_re", "mem_re")])))
     if "D" in systems and "E" in systems:
         rise = {p: _rise(m1, p, "D", "E") for p in ALL}
         claims.append(Claim("Fig. 5.1", "D → E (disk heterogeneity only): IO-RE and IOCM-RE less sensitive than the "
                             "others", "+3 % vs MEM-RE +5 %, CPU-RE +9 %",
                             ", ".join(f"{n(p)} {100 * r:+.1f} %" for p, r in rise.items() if p != "local"),
-                            max(rise["io_re"], rise["iocm_re_hetero"]) < min(rise["cpu_re"], rise["mem_re"])))
+                            max(rise["io_re"], rise["iocm_re_hetero"]) < min(rise["cpu_re"], rise["mem_re"]),
+                            _steeper(records, 1, "D", "E", [(io, p) for io in ("io_re", "iocm_re_hetero")
+                                                            for p in ("cpu_re", "mem_re")])))
 
     # -- Figs. 5.2 and 5.3: initial data and request size ----------------------------------------------------
     t, m2 = _means(records, 2, THREE)
@@ -195,10 +213,20 @@ def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
                        "mean I/O rate", "/MI", xs, {p: NAMES[p] for p in THREE},
                        lambda p, x: _fig54_slowdowns(records, p, x))[0]
         rise = {p: m4[p, xs[-1]] - m4[p, xs[0]] for p in THREE}
+        ok = all(r > 0 for r in rise.values()) and rise["iocm_re_hetero"] < min(rise["cpu_re"], rise["mem_re"])
+
+        def seeds(p, x):
+            return by_seed(_fig54_runs(records, p, x), "mean_slowdown")
+
+        def rises(p):
+            return change(seeds(p, xs[0]), seeds(p, xs[-1]))
         claims.append(Claim("Fig. 5.4", "all rise with the I/O rate; CPU-RE and MEM-RE much faster than IOCM-RE",
-                            "IOCM-RE rises least", ", ".join(f"{n(p)} {r:+.2f}" for p, r in rise.items()),
-                            all(r > 0 for r in rise.values()) and rise["iocm_re_hetero"] < min(
-                                rise["cpu_re"], rise["mem_re"]), f"the rise from {xs[0]:g} to {xs[-1]:g} /MI"))
+                            "IOCM-RE rises least", ", ".join(f"{n(p)} {r:+.2f}" for p, r in rise.items()), ok,
+                            f"the rise from {xs[0]:g} to {xs[-1]:g} /MI" + ("" if ok else "; " + "; ".join(filter(None, [
+                                not_below([(f"{n(p)} at {xs[0]:g} - at {xs[-1]:g} /MI (% of the latter)",
+                                            seeds(p, xs[0]), seeds(p, xs[-1])) for p in THREE]),
+                                steeper([(f"IOCM-RE's rise - {n(p)}'s", rises("iocm_re_hetero"), rises(p))
+                                         for p in ("cpu_re", "mem_re")])])))))
 
     # -- Fig. 5.5: Trace 4 -----------------------------------------------------------------------------------
     t, m5 = _means(records, 4, ALL)
@@ -218,7 +246,8 @@ def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
     ratios = {p: m5[p, e] / m5[p, a] for p in ("cpu_re", "iocm_re_hetero")}
     claims.append(Claim("Fig. 5.5", f"less sensitive to heterogeneity: CPU-RE's slowdown on {e} over {a}'s far "
                         "above IOCM-RE's", ">223x vs 29x", f"CPU-RE {ratios['cpu_re']:.2f}x, IOCM-RE "
-                        f"{ratios['iocm_re_hetero']:.2f}x", ratios["cpu_re"] > ratios["iocm_re_hetero"]))
+                        f"{ratios['iocm_re_hetero']:.2f}x", ratios["cpu_re"] > ratios["iocm_re_hetero"],
+                        _steeper(records, 4, a, e, [("iocm_re_hetero", "cpu_re")])))
 
     # -- Fig. 5.6: buffer hit ratios -------------------------------------------------------------------------
     t, h2 = _means(records, 2, THREE, "buffer_hit_ratio")
@@ -248,12 +277,15 @@ def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
     return claims, lines
 
 
-def _fig54_slowdowns(records, policy: str, rate: float) -> list[float]:
+def _fig54_runs(records, policy: str, rate: float) -> list[dict]:
     """Fig. 5.4's runs at a mean rate (/MI); its 20 is Trace 2 on System A."""
     if rate == 20:
-        return metric(_runs(records, 2, "A", policy), "mean_slowdown")
-    return metric(select(records.get("fig5.4", []), policy=policy,
-                         **{"workload.io.rate_max": f'"{2 * rate} /MI"'}), "mean_slowdown")
+        return _runs(records, 2, "A", policy)
+    return select(records.get("fig5.4", []), policy=policy, **{"workload.io.rate_max": f'"{2 * rate} /MI"'})
+
+
+def _fig54_slowdowns(records, policy: str, rate: float) -> list[float]:
+    return metric(_fig54_runs(records, policy, rate), "mean_slowdown")
 
 
 def _fig54(records) -> tuple[list[float], dict]:
