@@ -132,6 +132,20 @@ def _behind(records, rate: float, k: int, name: str = "job_slowdown") -> str:
     return not_below([(f"COM-aware - {NAMES[p]} (% of {NAMES[p]})", seeds("com_aware"), seeds(p)) for p in OTHERS])
 
 
+def _falls(means, records, name: str) -> str:
+    """Fig. 7.4's steps (k tasks to the next k) along which a scheme's mean does not rise, paired by seed."""
+    steps = []
+    for x in RATES:
+        m = means.get((_rate_panel(x), name))
+        if m is None:
+            continue
+        ks = sorted({k for _, k in m})
+        steps += [(p, x, a, b) for p in NAMES for a, b in zip(ks, ks[1:]) if m[p, b] <= m[p, a]]
+    return not_below([(f"{NAMES[p]} at {x:g} /MI, {a} tasks - {b} (% of the latter)",
+                       _by_seed(_runs(records, "fig7.4", p, a, x), name), _by_seed(_runs(records, "fig7.4", p, b, x), name))
+                      for p, x, a, b in steps])
+
+
 def _gains(m: dict, k: int) -> dict:
     """COM-aware's improvement over each other scheme at k tasks, (S_other - S_COM) / S_COM in %."""
     return {p: 100 * (m[p, k] - m["com_aware", k]) / m["com_aware", k] for p in OTHERS}
@@ -247,7 +261,8 @@ def _fig74(means, records) -> list[Claim]:
         rising = sum(map(_monotone, series))
         claims.append(Claim("Fig. 7.4", f"every scheme's mean {what} rises with the tasks per job", "all rise",
                             f"{rising} of {len(series)} (scheme, rate) curves rise", rising == len(series),
-                            "rises: each point above the one before"))
+                            "rises: each point above the one before" + ("" if rising == len(series) else
+                                                                        "; " + _falls(means, records, name))))
     top, low = (_rate_panel(0.5), 16), (_rate_panel(0.1), 4)
     if (top[0], "job_slowdown") in means and (low[0], "job_slowdown") in means:
         g = _gains(means[top[0], "job_slowdown"], top[1])
