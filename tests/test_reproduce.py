@@ -298,6 +298,20 @@ def test_an_order_from_one_seed_says_its_spread_is_not_known():
     assert both.startswith("within the seeds' spread") and both.endswith("one seed, whose spread is not known: b 0.10")
 
 
+
+def test_a_change_that_is_not_the_least_says_by_how_much_paired_by_seed():
+    """A claim that one curve changes least: each curve's change by seed, and where mine is not below another's,
+    mine less theirs paired by seed; a pair where mine is below says nothing."""
+    from emu.tools.reproductions.p003.common import change, steeper
+    lo, hi = {1: 2.0, 2: 3.0, 3: 4.0, 7: 1.0}, {1: 5.0, 2: 5.0, 3: 7.0}
+    mine = change(lo, hi)
+    assert mine == {1: 3.0, 2: 2.0, 3: 3.0} and change(hi, lo, size=True) == mine     # seed 7 has one end only
+    theirs = {1: 1.0, 2: 1.0, 3: 1.0}
+    text = steeper([("mine's - theirs'", mine, theirs), ("theirs' - mine's", theirs, mine)])
+    assert text.startswith("the other way") and "mine's - theirs' 1.67 ± 1.43" in text and "theirs' - mine's" not in text
+    assert steeper([("theirs' - mine's", theirs, mine)]) == ""
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("paper", ["p000", "p001", "p002", "p004"])
 def test_full_reproduction_runs_every_experiment(ray_local, tmp_path, paper):
