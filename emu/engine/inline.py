@@ -46,8 +46,10 @@ def run_inline(parts: dict, heap: Heap, total: int, stop: dict, lookahead: float
                     now, [p.progress(now) for p in parts.values()]):
                 heapq.heappush(entries, entry)
                 break
-            window_end = now + lookahead     # min(now + lookahead, stop_time), without the call: most events
-            if window_end > stop_time:       # open a window when the lookahead is a link latency
+            # min(now + lookahead, stop_time) without the call: with a link latency's lookahead, nearly every
+            # event opens a window
+            window_end = now + lookahead
+            if window_end > stop_time:
                 window_end = stop_time
         q, arg = entry[6], entry[5]
         if q is None:               # a broadcast to every workstation (`route`): each receiver in turn
