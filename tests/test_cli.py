@@ -77,8 +77,9 @@ def test_report_head_reads_back_what_it_writes():
                                                              resumed, earlier) + " on vm (Linux)."
         assert read_head(text) == {"date": "2026-11-24 18:55 UTC", "runs": 60, "run_time": 3269.0, "wall": wall,
                                    "read_back": resumed, "invocations": count, "pace": None}
-        paced = text + " " + pace.words({"alone": 0.1234, "pair": 0.2}, {"alone": 0.3, "pair": 0.4})
-        assert read_head(paced)["pace"] == (0.123, 0.2, 0.3, 0.4)
+        for made in (None, 1560):
+            paced = text + " " + pace.words({"alone": 0.1234, "pair": 0.2}, {"alone": 0.3, "pair": 0.4}, made)
+            assert read_head(paced)["pace"] == (0.123, 0.2, 0.3, 0.4)
     assert read_head("no head here") is None
 
 

@@ -270,6 +270,21 @@ def test_an_unfaithful_paced_run_runs_again_slower(tmp_path, monkeypatch):
     assert tried == [25] and one["tried"] == []
 
 
+def test_a_resumed_report_gives_the_pace_of_the_invocation_that_made_most_of_its_runs(tmp_path):
+    """A resume that made few runs (or only re-analysed) would give its own machine's pace for runs made on
+    another's: the report gives that of the invocation that made the most, with how many; a stopped one, which
+    kept its start's pace only, is not it."""
+    from emu.tools import pace
+    from emu.tools.reproduce import INVOCATIONS, _busiest
+    slow, fast = {"alone": 0.18, "pair": 0.36}, {"alone": 0.09, "pair": 0.09}
+    lines = [{"made": 2000, "pace": [slow]},                        # stopped: its start only
+             {"made": 1500, "pace": [fast, fast]}, {"made": 0, "pace": [slow, slow]}]
+    (tmp_path / INVOCATIONS).write_text("".join(json.dumps(e) + "\n" for e in lines))
+    assert _busiest(tmp_path, 0) == pace.words(fast, fast, made=1500)
+    assert "as the invocation that made 1500 of the runs started" in _busiest(tmp_path, 0)
+    assert _busiest(tmp_path, 1500) == ""                            # this one made as many: its own
+
+
 def test_paired_differences_use_the_seeds_both_have():
     """A comparison paired by seed: the seed's own level cancels; a seed only one side has is left out."""
     a, b = {1: 10.0, 2: 20.0, 3: 30.0, 9: 99.0}, {1: 9.0, 2: 19.0, 3: 29.0}

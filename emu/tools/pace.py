@@ -50,8 +50,10 @@ def pace() -> dict:
     return {"alone": alone, "pair": pair}
 
 
-def words(start: dict, end: dict) -> str:
-    """A report's sentence on the pace at its start and end."""
+def words(start: dict, end: dict, made: int | None = None) -> str:
+    """A report's sentence on the pace at the start and end of its invocation, or (`made`) of the earlier one
+    that made that many of its runs."""
+    which = "this invocation" if made is None else f"the invocation that made {made} of the runs"
     return (f"The machine's pace (`emu/tools/pace.py`'s fixed loop, best of {REPEATS}): {start['alone']:.3f} s "
-            f"alone and {start['pair']:.3f} s two at once as this invocation started, {end['alone']:.3f} s and "
+            f"alone and {start['pair']:.3f} s two at once as {which} started, {end['alone']:.3f} s and "
             f"{end['pair']:.3f} s as it ended.")
