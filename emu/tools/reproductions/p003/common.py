@@ -38,8 +38,11 @@ def not_below(pairs, relative: bool = True, digits: int = 1) -> str:
     return order_why(diffs, digits)
 
 
-def change(lo: dict, hi: dict, size: bool = False) -> dict:
-    """A metric's change from `lo` to `hi` (each by seed), by seed; `size`: its size, a rise and a drop alike."""
+def change(lo: dict, hi: dict, size: bool = False, percent: bool = False) -> dict:
+    """A metric's change from `lo` to `hi` (each by seed), by seed; `size`: its size, a rise and a drop alike;
+    `percent`: in % of lo's."""
+    if percent:
+        return {s: 100 * (hi[s] / lo[s] - 1) for s in lo.keys() & hi.keys()}
     return {s: abs(hi[s] - lo[s]) if size else hi[s] - lo[s] for s in lo.keys() & hi.keys()}
 
 

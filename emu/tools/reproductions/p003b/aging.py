@@ -17,8 +17,8 @@ from __future__ import annotations
 from emu.inputs import SCENARIOS, scenario
 from emu.tools.reproduce import Claim, Experiment
 from emu.tools.reproductions.p003.apps import APPS
-from emu.tools.reproductions.p003.common import (curves, job_slowdowns, job_slowdowns_by_seed, not_below, steeper,
-                                                table)
+from emu.tools.reproductions.p003.common import (change, curves, job_slowdowns, job_slowdowns_by_seed, not_below,
+                                                steeper, table)
 from emu.tools.reproductions.p003b.ch5 import NAMES as CH5_NAMES, THREE
 
 SCENARIO = "p003/hetero/aging.toml"
@@ -95,8 +95,7 @@ def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
         r = {p: m["db2", p, to] / m["db2", p, first] - 1 for p in NAMES}
 
         def growth(p):
-            a, b = seeds("db2", p, first), seeds("db2", p, to)
-            return {s: 100 * (b[s] / a[s] - 1) for s in a.keys() & b.keys()}
+            return change(seeds("db2", p, first), seeds("db2", p, to), percent=True)
         claims.append(Claim("Fig. 5.7", f"DB2: from age {first} to {to}, CPU-RE's and MEM-RE's slowdowns rise by "
                             "70 %, IOCM-RE's by about 26 %", "+70 %, +70 %, +26 %",
                             ", ".join(f"{NAMES[p]} {100 * v:+.0f} %" for p, v in r.items()),

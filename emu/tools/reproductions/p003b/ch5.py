@@ -115,8 +115,7 @@ def _rise(m, p, a: str, b: str) -> float:
 def _growth(records, trace: int, policy: str, a: str, b: str) -> dict[int, float]:
     """A policy's rise in mean slowdown from system `a` to `b` under a trace, by seed, in % of a's (the same seed
     gives every system the same jobs)."""
-    x, y = (by_seed(_runs(records, trace, s, policy), "mean_slowdown") for s in (a, b))
-    return {s: 100 * (y[s] / x[s] - 1) for s in x.keys() & y.keys()}
+    return change(*(by_seed(_runs(records, trace, s, policy), "mean_slowdown") for s in (a, b)), percent=True)
 
 
 def _steeper(records, trace: int, a: str, b: str, pairs) -> str:
