@@ -206,8 +206,8 @@ def render(mach: dict, cmd: str, p: dict, model: dict, paced: dict, view: dict, 
           "and the machine's load are those of the reproduction, not of this bench. Aims on 2 cores: paper 000 "
           "under 10 minutes (issue 3), paper 002 under 90 and paper 004 under 15 (issue 21), papers 001 and 003 "
           "(each of its two reproductions) under 60 (issues 22, 25, 26). *pace*: the machine's, as the report "
-          "gives it (`emu.tools.pace`: seconds for a fixed loop alone and two at once, as the reproduction "
-          "started and as it ended; lower is faster), where it does.", "",
+          "gives it (`emu.tools.pace`: seconds for a fixed loop alone and two at once, as the invocation that "
+          "made the most of its runs started and as it ended; lower is faster), where it does.", "",
           REPRODUCTIONS_HEAD, REPRODUCTIONS_RULE, *reproduction_rows()]
     L += [""] + render_memory(memory)
     L += ["## 7. What the numbers mean", "",
