@@ -318,14 +318,19 @@ def _enter_stopped(out: Path) -> None:
         path.unlink()
 
 
+def _invocations(out: Path) -> list[dict]:
+    """OUT/invocations.jsonl's records, oldest first (none if it is not kept)."""
+    path = out / INVOCATIONS
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
+
+
 def _earlier(out: Path, report: Path, resumed: int) -> list[dict]:
     """The earlier invocations that made the `resumed` runs read back from `out`, from its invocations.jsonl; for
     runs made before that file was kept, the head of the report they wrote (at `report`, if it names `out`). Empty
     unless they account for every run read back; if the last of them stopped, the runs it finished after its last
     record (in flight when it stopped) are its too."""
-    path = out / INVOCATIONS
-    if path.exists():
-        earlier = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    if (out / INVOCATIONS).exists():
+        earlier = _invocations(out)
     else:
         text = report.read_text() if report.exists() else ""
         head = read_head(text)
@@ -341,9 +346,7 @@ def _busiest(out: Path, made: int) -> str:
     """The pace of the earlier invocation that made the most of the runs, if it made more than this one (`made`):
     a resume that only re-analyses, or the last piece of several, would otherwise give its own machine's pace
     for runs made on another's. '' if none did (or kept no start and end)."""
-    path = out / INVOCATIONS
-    kept = [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
-    best = max((e for e in kept if len(e.get("pace", ())) == 2), key=lambda e: e["made"], default=None)
+    best = max((e for e in _invocations(out) if len(e.get("pace", ())) == 2), key=lambda e: e["made"], default=None)
     return pace.words(*best["pace"], made=best["made"]) if best is not None and best["made"] > made else ""
 
 
