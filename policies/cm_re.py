@@ -2,17 +2,21 @@
 load while memory suffices, by memory load once it does not. With the new job counted on its home node: if the
 node's memory demand (load_MEM, Eq. 3.1) exceeds the memory its jobs have (where Eq. 3.3's paging begins: the
 thesis's memory overload, spec 003a §7.4 item 3), the job goes to the node of least memory demand; else, if
-the node is CPU-overloaded, to the node of fewest jobs (load_CPU); else it stays. This is IOCM's step 2
+the node is CPU-overloaded, to the node of least CPU load (load_CPU, below); else it stays. This is IOCM's step 2
 (Fig. 3.2) alone. Ties: this node, then the lowest id. Nothing moves afterwards.
 
+load_CPU: Sec. 3.2.2 calls it "the number of jobs running on the node" (after Zhang et al. 2000 and Xiao et al.
+2002), and Eq. 3.16 "the length of the CPU waiting queue": the jobs ready or running on the CPU, not those blocked
+on I/O (`cpu_load = "ready"`, the default: each node's `ready` in its load report, its CPU queue now at home).
+The lineage's job slots, every resident job, are `cpu_load = "jobs"`. The two differ where jobs block on I/O:
+under the thesis's I/O-intensive load most of a node's jobs wait on its disk, its CPU queue stays short, and CM
+"degrades to no-load-balancing" (Sec. 3.4.5), as the thesis says it does. Counting every resident job (nowemu's
+reading until 2026-11-30), io.toml's nodes often held more than the threshold, and CM-PM migrated as often as
+WAL-PM and did as well (docs/p003.md).
+
 CPU overload: the thesis defines none. Its CM comes from Zhang et al. 2000, whose nodes take jobs up to a CPU
-threshold, a number of job slots (papers 000 and 002's G-Loadsharing, the same lineage; no value is printed
-anywhere on the shelf); and the thesis says that under its I/O-intensive load "CM_PM degrades to
-no-load-balancing" (Sec. 3.4.5), so that threshold is above the job counts its I/O-intensive traces reach. The
-default, 4 jobs, is the middle of the range spec 000 proposes to sweep (2-6). It is not above the job counts
-scenarios/p003/io.toml reaches: while its jobs arrive, nodes often hold more than 4, so CM-RE moves many of
-them and CM-PM migrates, where the thesis says CM-PM "degrades to no-load-balancing" (docs/p003.md: a
-threshold chosen above those counts would be chosen from the figure). (The thesis's own 1.25 test, applied to
+threshold (papers 000 and 002's G-Loadsharing, the same lineage; no value is printed anywhere on the shelf). The
+default, 4, is the middle of the range spec 000 proposes to sweep (2-6). (The thesis's own 1.25 test, applied to
 job counts, moves most jobs of an I/O-bound load by their count: not the CM it describes.)
 
 In a heterogeneous cluster (Ch. 5) both rules weigh each node by its capability, as Xiao, Zhang and Qu 2000 do
@@ -27,7 +31,9 @@ from policies.base import RemoteExecution, SentSinceView
 
 
 class CMRemoteExecution(RemoteExecution):
-    PARAMS = {"threshold": ("int", 4, "the CPU threshold: a node holding more jobs than this is CPU-overloaded")}
+    PARAMS = {"threshold": ("int", 4, "the CPU threshold: a node whose load_CPU is above this is CPU-overloaded"),
+              "cpu_load": (("ready", "jobs"), "ready", "load_CPU: the jobs in the CPU queue (ready or running, not "
+                                                       "blocked on I/O: Eq. 3.16), or every resident job")}
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -51,8 +57,9 @@ class CMRemoteExecution(RemoteExecution):
         sent = self.sent.of(node)
         idle = (0, 0.0, node.pager.user_memory, node.speed)
         view = {p: idle for p in node.peers()}
-        view.update((p, (r["jobs"], r["demand"], r["memory"], r["speed"])) for p, r in node.index.items())
-        view[node.id] = (len(node.jobs) + here, node.pager.demand + here * job.demand(), node.pager.user_memory,
+        count = self.cpu_load
+        view.update((p, (r[count], r["demand"], r["memory"], r["speed"])) for p, r in node.index.items())
+        view[node.id] = ((len(node.jobs) if count == "jobs" else node.cpu.queue_length()) + here, node.pager.demand + here * job.demand(), node.pager.user_memory,
                          node.speed)
         for p, demand in sent.items():
             if p in view:

@@ -4,7 +4,8 @@ I/O load); if the home node is then not overloaded (its WAL load the cluster's h
 the mean, Sec. 3.2.1's test) the job runs there, else it goes to the node of least WAL load. Nothing moves
 afterwards.
 
-Each node publishes Sec. 3.2.2's indices in its load report: CPU (`jobs`, its resident jobs), memory (`demand`)
+Each node publishes Sec. 3.2.2's indices in its load report: CPU (`ready`, its CPU queue, Eq. 3.16's "length of
+the CPU waiting queue", as CM reads it: policies/cm_re.py; `jobs` with `cpu_load = "jobs"`), memory (`demand`)
 and I/O (`io_load`, Eq. 3.2: every job's paging at the node's rate, Eq. 3.3, plus the accesses that miss the
 buffer), and `cpu_time`, `page_time`, `io_time`, the seconds its resident jobs have had of each so far. The
 weights are those shares summed over the cluster's reports, "the percentage of time spent on CPU, paging, and
@@ -13,6 +14,7 @@ before any job has run). A node reads its own loads as of now and its peers' fro
 old), plus what it has itself sent to each since the view was refreshed (`SentSinceView`).
 """
 from policies.base import RemoteExecution, SentSinceView
+from policies.cm_re import CMRemoteExecution
 from policies.disk_view import misses
 from policies.io_load import implicit_io_load, io_load, least_if_overloaded, weighted_average_load
 
@@ -42,7 +44,8 @@ def weights(reports) -> tuple[float, float, float]:
 
 class WALRemoteExecution(RemoteExecution):
     PARAMS = {"ratio": ("number", RATIO, "a node is overloaded when its WAL load is the highest and above this "
-                                         "multiple of the mean (Sec. 3.2.1)")}
+                                         "multiple of the mean (Sec. 3.2.1)"),
+              "cpu_load": CMRemoteExecution.PARAMS["cpu_load"]}
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -56,9 +59,12 @@ class WALRemoteExecution(RemoteExecution):
         """The nodes' WAL loads (Eq. 3.16) as this node sees them, with `job` counted on this node."""
         sent = self.sent.of(node)
         view = {p: r for p, r in node.index.items() if "io_load" in r}
-        view[node.id] = node_loads(node, job)
+        view[node.id] = here = node_loads(node, job)
+        count = self.cpu_load
+        if count == "ready":
+            here["ready"] = node.cpu.queue_length() + 1
         ids = sorted(view)
-        loads = [(r["jobs"], r["demand"] + s[0], r["io_load"] + s[1])
+        loads = [(r[count], r["demand"] + s[0], r["io_load"] + s[1])
                  for r, s in ((view[p], sent.get(p, (0.0, 0.0))) for p in ids)]
         return dict(zip(ids, weighted_average_load(loads, weights(view.values()))))
 

@@ -14,12 +14,15 @@ NO_DATA = "workload.io.initial_data=0"                                # the I/O 
 # the paired comparisons below: each scheme against NLB on seeds 1-3, with or without initial data
 PAIRED = [(policy, data, seed) for seed in (1, 2, 3) for policy, data in
           (("local", False), ("io_re", False), ("wal_re", False), ("local", True), ("wal_pm", True), ("io_pm", True),
-           ("cm_pm", True))]
+           ("cm_pm", True), ("cm_pm jobs", True))]
 
 
 def paired_run(key: tuple[str, bool, int]) -> dict:
+    """A paired run; "cm_pm jobs" is CM-PM with load_CPU every resident job (cpu_load = "jobs")."""
     policy, data, seed = key
-    return run("p003/io.toml", *SMALL, *(() if data else (NO_DATA,)), f"seed={seed}", f"policy={policy}")
+    policy, *load = policy.split()
+    return run("p003/io.toml", *SMALL, *(() if data else (NO_DATA,)), f"seed={seed}", f"policy={policy}",
+               *(f'policy.cpu_load="{c}"' for c in load))
 
 
 @pytest.fixture(scope="module")
@@ -151,7 +154,7 @@ def test_wal_re_moves_jobs_off_overloaded_nodes_and_shortens_their_time(paired):
         assert b["remote_executions"] > 0 and b["mean_slowdown"] < a["mean_slowdown"], seed
 
 
-@pytest.mark.parametrize("policy", ["wal_pm", "io_pm", "cm_pm"])
+@pytest.mark.parametrize("policy", ["wal_pm", "io_pm", "cm_pm jobs"])
 def test_preemptive_schemes_decide_only_when_a_job_arrives_and_beat_nlb(paired, policy):
     """Paper 003's PM schemes act on arrivals only (Fig. 3.3), moving at most one job each: every decision is
     made at the arrival of a job at its node, none twice at one arrival, and every preemptive migration is one
@@ -166,6 +169,19 @@ def test_preemptive_schemes_decide_only_when_a_job_arrives_and_beat_nlb(paired, 
         preempted = sorted(e["job"] for e in decided if e["event"] == "preempt")
         assert preempted and preempted == sorted(e["job"] for e in pm["events"] if e["event"] == "migrate")
         assert pm["summary"]["metrics"]["mean_slowdown"] < nlb["summary"]["metrics"]["mean_slowdown"], seed
+
+
+def test_cm_pm_reading_the_cpu_queue_degrades_to_no_load_balancing_under_io_load(paired):
+    """Eq. 3.16's load_CPU, the length of the CPU queue: under an I/O-bound load most jobs wait on their disk,
+    the queues stay under the CPU threshold, and CM-PM "degrades to no-load-balancing" (Sec. 3.4.5): it moves
+    far fewer jobs than when it counts every resident job (the same seeds), and its slowdown stays within 10 %
+    of NLB's, while counting every job beats NLB."""
+    for seed in (1, 2, 3):
+        nlb, cpu_queue, every_job = (paired[p, True, seed] for p in ("local", "cm_pm", "cm_pm jobs"))
+        moves = [sum(e["event"] in ("remote", "preempt") for e in r["events"]) for r in (cpu_queue, every_job)]
+        assert moves[0] * 4 < moves[1], (seed, moves)
+        s = [r["summary"]["metrics"]["mean_slowdown"] for r in (nlb, cpu_queue, every_job)]
+        assert abs(s[1] - s[0]) < 0.1 * s[0] and s[2] < s[0], (seed, s)
 
 
 def test_a_migrated_job_takes_the_data_it_has_written_along():

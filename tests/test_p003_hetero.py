@@ -44,9 +44,10 @@ def test_a_kinds_own_disk_replaces_the_clusters_fields_it_names():
 def node(i: int, loads: dict, powers: dict, disk: Disk, jobs=(), speed=1.0, memory=416 * MB, demand=0.0,
          fault_rate=0.0):
     """Node i whose view holds its peers' reports: I/O load, disk power, jobs, demand, memory, speed."""
-    index = {p: {"io": loads[p], "disk_power": powers[p], "jobs": 1, "demand": 0.0, "memory": memory,
+    index = {p: {"io": loads[p], "disk_power": powers[p], "ready": 1, "demand": 0.0, "memory": memory,
                  "speed": 1.0} for p in loads if p != i}
     return SimpleNamespace(id=i, index=index, view_version=next(VERSIONS), view_refreshes=next(VERSIONS), disk=disk, jobs=dict(enumerate(jobs)),
+                           cpu=SimpleNamespace(queue_length=lambda: len(jobs)),
                            speed=speed, peers=lambda: sorted(loads), remote_io=SimpleNamespace(guests={}),
                            cache=BufferCache(SimpleNamespace(buffer_cache=64 * MB), "reaccess"),
                            pager=SimpleNamespace(user_memory=memory, demand=demand, fault_rate=fault_rate))

@@ -113,13 +113,13 @@ def test_cpu_counts_each_task_of_a_job_where_it_maps_it():
     """A job's tasks are mapped at once and sent afterwards (the index counts a task once it is sent): each counts
     where it goes for the next, so the job spreads over the peers of fewest jobs instead of piling on the one
     (a Ch. 7 run once put 11 tasks of 287 MB on one node, which paged for ever)."""
-    node = SimpleNamespace(id=0, index={p: {"jobs": n, "demand": 0.0, "memory": 1e9, "speed": 1.0}
+    node = SimpleNamespace(id=0, index={p: {"ready": n, "demand": 0.0, "memory": 1e9, "speed": 1.0}
                                         for p, n in ((1, 0), (2, 1), (3, 1))},
-                           pager=SimpleNamespace(demand=0.0, user_memory=1e9), jobs=dict.fromkeys(range(4)),
+                           pager=SimpleNamespace(demand=0.0, user_memory=1e9), cpu=SimpleNamespace(queue_length=lambda: 4),
                            speed=1.0, peers=lambda: [0, 1, 2, 3], view_refreshes=0)
     task = Job(id=1, home=0, arrival=0.0, work=1.0, group=1, memory=[[0.0, 1e6]])
     task.tasks = 9
-    nodes = policies.load("cpu_re")().map_tasks(task, node)      # home holds 4 jobs: its threshold
+    nodes = policies.load("cpu_re")().map_tasks(task, node)      # home's CPU queue 4: its threshold
     assert Counter(nodes) == {1: 4, 2: 3, 3: 2}
 
 
@@ -127,10 +127,13 @@ def test_a_task_refused_where_it_was_mapped_keeps_its_partners_and_their_message
     """Without swap, a node whose memory is taken refuses a task mapped to it: back at home, the task is placed as
     a job of its own, its partners kept, and the messages sent where it was mapped follow it (they were once left
     there, the job blocked for ever, and its tasks were remapped back and forth: 4,586 remote executions in this
-    run's 3000 s before the fix)."""
+    run's 3000 s before the fix). CPU counts every resident job here (cpu_load = "jobs"), which spreads the tasks:
+    by the CPU queue it keeps more at home, where tasks refused for memory and partners holding it at their
+    barrier can wait on each other for ever (no swap is this test's setting, not the thesis's)."""
     r = run("p003/parallel.toml", "cluster.nodes=8", 'cluster.memory="320 MB"', 'cluster.swap="0 MB"',
             "workload.0.jobs=4", "workload.1.jobs=6", "workload.1.parallel.sizes=[6, 8]",
             'workload.0.arrival.span="20 s"', 'workload.1.arrival.span="20 s"', "policy=cpu_re",
+            'policy.cpu_load="jobs"',
             'stop.when="time"', 'stop.time="3000 s"')
     refused = [e for e in r["events"] if e["event"] == "refused"]
     assert refused and {j["state"] for j in r["jobs"]} == {"done"}
