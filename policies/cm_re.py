@@ -57,10 +57,9 @@ class CMRemoteExecution(RemoteExecution):
         sent = self.sent.of(node)
         idle = (0, 0.0, node.pager.user_memory, node.speed)
         view = {p: idle for p in node.peers()}
-        count = self.cpu_load
-        view.update((p, (r[count], r["demand"], r["memory"], r["speed"])) for p, r in node.index.items())
-        view[node.id] = ((len(node.jobs) if count == "jobs" else node.cpu.queue_length()) + here, node.pager.demand + here * job.demand(), node.pager.user_memory,
-                         node.speed)
+        view.update((p, (r[self.cpu_load], r["demand"], r["memory"], r["speed"])) for p, r in node.index.items())
+        view[node.id] = (cpu_load(node, self.cpu_load) + here, node.pager.demand + here * job.demand(),
+                         node.pager.user_memory, node.speed)
         for p, demand in sent.items():
             if p in view:
                 view[p] = (view[p][0], view[p][1] + demand, *view[p][2:])
@@ -81,6 +80,11 @@ class CMRemoteExecution(RemoteExecution):
     def count(self, job, peer: int, node) -> None:
         sent = self.sent.of(node)
         sent[peer] = sent.get(peer, 0.0) + job.demand()
+
+
+def cpu_load(node, reading: str) -> int:
+    """Node's own load_CPU now: its CPU queue (`reading` "ready") or its resident jobs ("jobs")."""
+    return node.cpu.queue_length() if reading == "ready" else len(node.jobs)
 
 
 POLICY = CMRemoteExecution

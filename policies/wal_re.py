@@ -14,7 +14,7 @@ before any job has run). A node reads its own loads as of now and its peers' fro
 old), plus what it has itself sent to each since the view was refreshed (`SentSinceView`).
 """
 from policies.base import RemoteExecution, SentSinceView
-from policies.cm_re import CMRemoteExecution
+from policies.cm_re import CMRemoteExecution, cpu_load
 from policies.disk_view import misses
 from policies.io_load import implicit_io_load, io_load, least_if_overloaded, weighted_average_load
 
@@ -60,11 +60,9 @@ class WALRemoteExecution(RemoteExecution):
         sent = self.sent.of(node)
         view = {p: r for p, r in node.index.items() if "io_load" in r}
         view[node.id] = here = node_loads(node, job)
-        count = self.cpu_load
-        if count == "ready":
-            here["ready"] = node.cpu.queue_length() + 1
+        here[self.cpu_load] = cpu_load(node, self.cpu_load) + 1
         ids = sorted(view)
-        loads = [(r[count], r["demand"] + s[0], r["io_load"] + s[1])
+        loads = [(r[self.cpu_load], r["demand"] + s[0], r["io_load"] + s[1])
                  for r, s in ((view[p], sent.get(p, (0.0, 0.0))) for p in ids)]
         return dict(zip(ids, weighted_average_load(loads, weights(view.values()))))
 
