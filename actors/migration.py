@@ -38,9 +38,10 @@ class Migration:
             at = None
         else:
             at = self._send((job, dest, kind, payload, image))
-        if dest in node.index:      # count it in our view at once, so one period does not herd jobs there
+        if dest in node.index:      # in our view at once (resident, in its CPU queue): one period must not herd jobs
             view = node.index[dest]
-            node.index[dest] = {**view, "jobs": view["jobs"] + 1, "idle": view["idle"] - job.demand(),
+            node.index[dest] = {**view, "jobs": view["jobs"] + 1, "ready": view["ready"] + 1,
+                                "idle": view["idle"] - job.demand(),
                                 "foreign": view["foreign"] + (job.cls == "foreign")}
             node.view_version += 1
         return at

@@ -12,9 +12,8 @@ The lineage's job slots, every resident job, are `cpu_load = "jobs"`. The two di
 under the thesis's I/O-intensive load most of a node's jobs wait on its disk, its CPU queue stays short, and CM
 "degrades to no-load-balancing" (Sec. 3.4.5), as the thesis says it does. Counting every resident job (nowemu's
 reading until 2026-11-30), io.toml's nodes often held more than the threshold, and CM-PM migrated as often as
-WAL-PM and did as well (docs/p003.md). Not yet done: a job this node sends is counted in its view's `jobs` at
-once (actors/migration.py), not in `ready`, so until the next report a peer's CPU queue shows without the jobs
-sent there in the period (the reproductions of 2026-11-30 ran so).
+WAL-PM and did as well (docs/p003.md). A job this node sends is counted in its view of the receiver at once,
+in `jobs` and in `ready` (actors/migration.py), so one period does not herd jobs onto a node whose report is old.
 
 CPU overload: the thesis defines none. Its CM comes from Zhang et al. 2000, whose nodes take jobs up to a CPU
 threshold (papers 000 and 002's G-Loadsharing, the same lineage; no value is printed anywhere on the shelf). The

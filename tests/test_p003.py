@@ -184,6 +184,19 @@ def test_cm_pm_reading_the_cpu_queue_degrades_to_no_load_balancing_under_io_load
         assert abs(s[1] - s[0]) < 0.1 * s[0] and s[2] < s[0], (seed, s)
 
 
+def test_a_job_sent_counts_at_once_in_the_senders_view_of_the_receivers_cpu_queue():
+    """Until the receiver's next report, the sender's view counts a job it sent there as resident and in the
+    CPU queue (where it runs when it lands), so a period's decisions by load_CPU do not all pick one node."""
+    from emu.engine import cluster
+    from emu.engine.envelope import REPORT
+    from tests.conftest import load
+    node = cluster.make(cluster.blueprints(load("p003/io.toml"))[0])
+    node.index[1] = {**{f: 0.0 for f in REPORT}, "node": 1, "jobs": 3, "ready": 1, "idle": 100.0 * MB}
+    node.migration.ship(Job(id=900, home=0, arrival=0.0, work=10.0, memory=[[0.0, 10.0 * MB]]),
+                            1, "remote_exec")
+    assert (node.index[1]["jobs"], node.index[1]["ready"], node.index[1]["idle"]) == (4, 2, 90.0 * MB)
+
+
 def test_a_migrated_job_takes_the_data_it_has_written_along():
     """Eq. 3.20: half the accesses write, each datum 6 times, so by its end a job has written (rate x work
     accesses) x 0.5 x 256 KB / 6 bytes (in expectation, accrued with its work), and a migration moves what it has
