@@ -17,6 +17,7 @@ from policies.base import Policy
 # what a sample adds to the report: disk queue, guest bytes held for others, network RAM used, disk
 # utilization over the period, bytes sent so far
 TAIL = ("disk_queue", "guest", "remote", "disk_util", "net_bytes")
+INF = float("inf")
 VIEWS = ("load_index", "load_report")     # the messages that bring a node load information (`received`)
 
 _VIEW: list = [None, {}]     # the last load index broadcast and its view by node, shared by its receivers
@@ -31,7 +32,7 @@ def shared_view(reports: list) -> dict:
 
 
 class LoadReports:
-    __slots__ = ("node", "exchange", "gossip_fanout", "plain", "samples", "keys", "last")
+    __slots__ = ("node", "exchange", "gossip_fanout", "plain", "samples", "keys", "last", "index_at")
 
     def __init__(self, node, spec: dict):
         self.node = node
@@ -42,6 +43,7 @@ class LoadReports:
         self.samples: list[tuple] = []      # per period, a row of nodes.csv: the report's values, then TAIL's
         self.keys: tuple | None = None      # its columns, if not REPORT + TAIL: known at the first sample
         self.last = (0.0, 0.0, 0, 0.0)      # at the last report: time, CPU busy, faults, disk busy
+        self.index_at = -INF                # when the last load index came (the next one is a period later)
 
     def start(self, phase: float) -> None:
         """The first report at `phase`. A report that goes nowhere and has no fields beyond the sample's is a
@@ -58,6 +60,7 @@ class LoadReports:
         replaces it; under gossip, a peer's view brings the reports newer than the node's own."""
         node = self.node
         if env.kind == "load_index":
+            self.index_at = node.q.now
             node.index = dict(shared_view(env.payload["reports"]))
             node.reported = node.index.pop(node.id, None)
             node.view_version += 1

@@ -31,6 +31,7 @@ from actors.cpu import FluidCPU, QuantumCPU
 from actors.disk import Disk
 from actors.job import Job
 from actors.load_report import VIEWS, LoadReports
+from actors.lone_io import Burst, suits
 from actors.message_queues import MessageQueues
 from actors.memory import Pager
 from actors.migration import Migration
@@ -100,6 +101,7 @@ class Workstation(Participant):
         self.owner = None if owner is None else Owner(
             self, owner["utilization"], owner["nonidle"], owner["period"], BurstTable(owner["bursts"]),
             cpu["context_switch"], random.Random(owner["seed"]), fine=cpu["mode"] == "quantum")
+        self.bursts = suits(self)               # a lone I/O-bound job's cycles may be taken at once (actors/lone_io)
         self.reports = LoadReports(self, spec)  # the periodic load report and sample (after the owner: it adds)
         self.placement = Placement(self, arrivals)      # arrivals and the pending pool; schedules the first
         self.reports.start(spec["report_phase"])     # at 0, or staggered (load_index.stagger)
@@ -240,7 +242,9 @@ class Workstation(Participant):
             if job.io_node >= 0 and job.io_node != self.id:     # its I/O node's disk serves it (paper 003)
                 self.remote_io.access(job, self.gamma(job.io_size, job.io_size_sd))
             else:
-                self._block(job, "io", self.gamma(job.io_size, job.io_size_sd))
+                size = self.gamma(job.io_size, job.io_size_sd)
+                if not (self.bursts and Burst.start(self, job, size)):     # alone: its cycles in one step
+                    self._block(job, "io", size)
             return False
         if job.done >= job.fault_at:
             batch = self.pager.fault_batch

@@ -112,3 +112,38 @@ def test_cluster_figures_group_each_period_when_reports_are_staggered():
     assert len({times[i] for i in periods[3]}) == 8           # eight phases, one period
     assert staggered["summary"]["metrics"]["mean_balance_skew"] > 0
     assert_balanced(staggered)
+
+
+@pytest.mark.parametrize("overrides", [
+    ("policy=local",),
+    ("policy=wal_pm",),
+    ("policy=iocm", "workload.io.read_fraction=0.5"),
+    ("policy=wal_re", 'load_index.exchange="gossip"'),     # gossip from peers at random: bursts cut short
+])
+def test_a_lone_jobs_cycles_taken_at_once_change_nothing(overrides, monkeypatch):
+    """actors/lone_io.py: a lone I/O-bound job's cycles worked out in one step (a burst), its state brought up
+    to each load sample and ended at the node's next event, give the jobs and samples of the same run event by
+    event, to the bit; and the run took bursts, some of them ended early (their draws given back)."""
+    from actors import lone_io
+    args = ("p003/io.toml", "workload.jobs=60", 'workload.arrival.span="240 s"', *overrides)
+    taken, cut = [], []
+    start, end = lone_io.Burst.__init__, lone_io.Burst.end
+
+    def counted_start(self, node, job, size):
+        start(self, node, job, size)
+        taken.append(len(self.misses))
+
+    def counted_end(self, t):
+        cut.append(self._step(t, False) // 2 + 1 < len(self.misses))
+        end(self, t)
+    monkeypatch.setattr(lone_io.Burst, "__init__", counted_start)
+    monkeypatch.setattr(lone_io.Burst, "end", counted_end)
+    bursts = run(*args)
+    monkeypatch.setattr(lone_io.Burst, "start", classmethod(lambda cls, node, job, size: False))
+    events = run(*args)
+    assert json.dumps([bursts["jobs"], list(bursts["samples"])]) == json.dumps([events["jobs"], list(events["samples"])])
+    assert_balanced(bursts)
+    misses = sum(j["io_requests"] for j in bursts["jobs"])
+    assert sum(taken) > 0.2 * misses, (sum(taken), misses)
+    if "gossip" in overrides[-1]:
+        assert sum(cut) > 10

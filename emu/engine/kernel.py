@@ -42,7 +42,7 @@ class Heap:
 
 
 class EventQueue:
-    __slots__ = ("heap", "now", "owner", "entries", "counter", "horizon", "due", "observe")
+    __slots__ = ("heap", "now", "owner", "entries", "counter", "horizon", "due", "looks", "observe", "lazy")
 
     def __init__(self, heap: Heap | None = None, owner=None):
         self.heap = heap if heap is not None else Heap()
@@ -52,9 +52,11 @@ class EventQueue:
         # how far the runtime lets this queue's time go now (run_until's `until`, the inline run's stop): a
         # model that handles several of its own steps in one event (QuantumCPU's slices) stays below it
         self.horizon = INF
-        # a lazy periodic observer (`observe_lazily`): its next instant, and the call that observes it
-        self.due = INF
+        # lazy work, done before the next event after `due` (`catch_up`): a periodic observer's (`observe_lazily`:
+        # its next instant and the call that observes), and a model's steps held until its next event (`defer`)
+        self.due = self.looks = INF
         self.observe: Callable[[float], float] | None = None
+        self.lazy = None
 
     def observe_lazily(self, first: float, observe: Callable[[float], float]) -> None:
         """Call `observe(t)` for each instant t of a periodic observation (first, then what each call returns),
@@ -62,16 +64,29 @@ class EventQueue:
         its events a participant's state changes only with time, so the observation is the same as an event's
         and costs no pass through the heap. Every runtime's loop calls `catch_up` when an event is due after
         `due`, and a participant's end calls it up to the end."""
-        self.due, self.observe = first, observe
+        self.due = self.looks = first
+        self.observe = observe
+
+    def defer(self, lazy) -> None:
+        """Hold a model's steps (`lazy`: actors/lone_io.py's burst) until this queue's next event: `catch_up`
+        brings them up to each lazy observation (`lazy.advance(t)`) and ends them at the event (`lazy.end(t)`).
+        `due` is then at once: every runtime's loop calls `catch_up` before the next event."""
+        self.lazy, self.due = lazy, -INF
 
     def catch_up(self, until: float) -> None:
-        """Make every lazy observation due before `until` (then `now` is `until`)."""
-        t, observe = self.due, self.observe
+        """Make every lazy observation due before `until`, and end the deferred steps at `until` (then `now` is
+        `until`)."""
+        t, observe, lazy = self.looks, self.observe, self.lazy
         while t < until:
             self.now = t
+            if lazy is not None:
+                lazy.advance(t)
             t = observe(t)
-        self.due = t
+        self.due = self.looks = t
         self.now = until
+        if lazy is not None:
+            self.lazy = None
+            lazy.end(until)
 
     def at(self, time: float, fn: Callable, arg=None, rank: int = LOCAL, key: tuple = (), seq: int | None = None) -> list:
         """Schedule `fn(arg)` at `time`; `seq`, one of the places `reserve` gave, orders it as if scheduled then."""
