@@ -326,7 +326,7 @@ class QuantumCPU:
         if _reached(job):
             self._stop(job)
             return
-        limit = min(q.horizon, q.heap.top_time(), q.due)      # q.due: a lazy sample's instant (kernel)
+        limit = min(q.horizon, q.heap.top_time(), q.due)      # q.due: lazy work, a sample (kernel)
         enqueue, dispatch, queues, insertion = self._enqueue, self._dispatch, self.queues, self.insertion
         busy, work, switching = self.busy, self.work, self.switching     # kept here in the loop, added alike
         try:

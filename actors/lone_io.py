@@ -19,9 +19,9 @@ by less than a link latency (both runtimes see the same entries, and stay identi
 A burst begins (`start`, called at a local I/O miss once its draws are made) on a fluid CPU with no owner, under
 a policy that holds no job off the CPU, when the job is the node's only one (none other to wake), no guest's I/O
 is served here (its requests would come at any time), the disk is idle, the node does not page, and the job has
-a flat memory demand, no phases (not a parallel task) and no migration waiting for it. It stops at the node's
-next event as far as the node can tell (its next local event; the next load index, a period after the last),
-before the job's end (a real event of the run), and after `CYCLES` misses.
+a flat memory demand and no migration waiting for it. It stops at the node's next event as far as the node can
+tell (its next local event; the next load index, a period after the last), before any stop of the job's that is
+not an I/O miss (its end, a parallel task's end of phase: real events of the run), and after `CYCLES` misses.
 """
 from __future__ import annotations
 
@@ -56,8 +56,7 @@ class Burst:
         cpu, disk = node.cpu, node.disk
         if (len(node.jobs) != 1 or node.remote_io.guests or cpu.held or disk.waiting or disk.free_at > node.q.now
                 or node._fault_rate
-                or job.fault_at != INF or len(job.memory) != 1 or job.memory[0][0] > 0.0
-                or job.next_sync() != INF or job.id in node.leaving):
+                or job.fault_at != INF or len(job.memory) != 1 or job.memory[0][0] > 0.0 or job.id in node.leaving):
             return False
         cls(node, job, size)
         return True
@@ -70,7 +69,7 @@ class Burst:
         # the miss rate of `Workstation._next_miss` (the hit ratio is cached until an event changes it)
         self.miss_rate = miss_rate = job.io_rate * (1.0 - node.cache.ratio(job, node.jobs.values()))
         seek, bandwidth = disk.seek + disk.rotation, disk.bandwidth
-        share, speed, work_total = cpu.capacity, cpu.speed, job.work      # alone: the whole capacity
+        share, speed, work_total, sync = cpu.capacity, cpu.speed, job.work, job.next_sync()   # alone: all of it
         # settle's rate and its capacity - eff + overhead, eff the one job's share
         rate, gap = share * speed, cpu.capacity - share + cpu.overhead
         mean, sd = job.io_size, job.io_size_sd
@@ -93,8 +92,10 @@ class Burst:
             after.append((done, io_at, io, ran_cpu, queue, busy, done_work, switching, disk_busy))
             io += c - m                                     # unblock: its I/O time, then set_stop and plan
             stop = io_at if io_at < work_total else work_total
+            stop = sync if sync < stop else stop
             m = c + (stop - done) / rate
-            if stop == work_total or m >= bound or len(misses) == CYCLES:
+            # the stop is a miss (as `_on_stop` tells them: its end first, then a miss) and before the bound
+            if stop >= work_total or stop < io_at or m >= bound or len(misses) == CYCLES:
                 break
             dt = m - c                                      # FluidCPU.settle at the stop, then _reached
             ran, progress = dt * share, dt * share * speed
@@ -176,7 +177,9 @@ class Burst:
             disk.waiting = 1
         else:                                   # back on the CPU since the completion
             job.io, job.state, job.mark = io + (c - m), "running", c
-            job.stop_at = io_at if io_at < job.work else job.work
+            stop = io_at if io_at < job.work else job.work
+            sync = job.next_sync()
+            job.stop_at = sync if sync < stop else stop
             cpu.last, cpu.ready, cpu.active, cpu.share = c, [job], [job], cpu.capacity
             disk.waiting = 0
 

@@ -114,24 +114,29 @@ def test_cluster_figures_group_each_period_when_reports_are_staggered():
     assert_balanced(staggered)
 
 
-@pytest.mark.parametrize("overrides", [
-    ("policy=local",),
-    ("policy=wal_pm",),
-    ("policy=iocm", "workload.io.read_fraction=0.5"),
-    ("policy=wal_re", 'load_index.exchange="gossip"'),     # gossip from peers at random: bursts cut short
+LONE_IO = ("p003/io.toml", "workload.jobs=60", 'workload.arrival.span="240 s"')
+
+
+@pytest.mark.parametrize("args", [
+    (*LONE_IO, "policy=local"),
+    (*LONE_IO, "policy=wal_pm"),
+    (*LONE_IO, "policy=iocm", "workload.io.read_fraction=0.5"),
+    (*LONE_IO, "policy=wal_re", 'load_index.exchange="gossip"'),     # gossip from peers at random: bursts cut short
+    ("p003/parallel.toml", "cluster.nodes=8", "workload.0.jobs=30", "workload.1.jobs=6", "workload.1.parallel.sizes=[2, 4, 8]",
+     "policy=iocm_pm"),
 ])
-def test_a_lone_jobs_cycles_taken_at_once_change_nothing(overrides, monkeypatch):
+def test_a_lone_jobs_cycles_taken_at_once_change_nothing(args, monkeypatch):
     """actors/lone_io.py: a lone I/O-bound job's cycles worked out in one step (a burst), its state brought up
     to each load sample and ended at the node's next event, give the jobs and samples of the same run event by
-    event, to the bit; and the run took bursts, some of them ended early (their draws given back)."""
+    event, to the bit; and the run took bursts, some of them ended early (their draws given back). Parallel
+    tasks' bursts stop at their ends of phase."""
     from actors import lone_io
-    args = ("p003/io.toml", "workload.jobs=60", 'workload.arrival.span="240 s"', *overrides)
     taken, cut = [], []
     start, end = lone_io.Burst.__init__, lone_io.Burst.end
 
     def counted_start(self, node, job, size):
         start(self, node, job, size)
-        taken.append(len(self.misses))
+        taken.append((len(self.misses), job.group >= 0))
 
     def counted_end(self, t):
         cut.append(self._step(t, False) // 2 + 1 < len(self.misses))
@@ -144,6 +149,8 @@ def test_a_lone_jobs_cycles_taken_at_once_change_nothing(overrides, monkeypatch)
     assert json.dumps([bursts["jobs"], list(bursts["samples"])]) == json.dumps([events["jobs"], list(events["samples"])])
     assert_balanced(bursts)
     misses = sum(j["io_requests"] for j in bursts["jobs"])
-    assert sum(taken) > 0.2 * misses, (sum(taken), misses)
-    if "gossip" in overrides[-1]:
+    assert sum(n for n, _ in taken) > 0.2 * misses, (taken, misses)
+    if "gossip" in args[-1]:
         assert sum(cut) > 10
+    if "parallel" in args[0]:
+        assert sum(n for n, task in taken if task) > 100
