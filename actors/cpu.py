@@ -106,12 +106,13 @@ class FluidCPU:
             job.state = "running"
             self.active, self.share = [job], self.capacity
             return
-        top = min(j.priority for j in ready)
-        if top == max(j.priority for j in ready):       # one class (the common case): all of them share
+        classes = {j.priority for j in ready}
+        if len(classes) == 1:                           # one class (the common case): all of them share
             self.active = ready[:]
             for j in ready:
                 j.state = "running"
         else:
+            top = min(classes)
             self.active = [j for j in ready if j.priority == top]
             for j in ready:
                 j.state = "running" if j.priority == top else "ready"
@@ -129,16 +130,23 @@ class FluidCPU:
                 for j in self.ready:
                     j.queue += dt
             return
-        share = self.share
+        share, active = self.share, self.active
         ran, progress = dt * share, dt * share * self.speed
-        for j in self.ready:
-            j.queue += dt
-        for j in self.active:
-            done = j.done + progress
-            j.done = done if done < j.stop_at else j.stop_at
-            j.cpu += ran
-            j.queue -= ran
-        eff = share * len(self.active)
+        if len(active) == len(self.ready):      # one class: every ready job runs (its queue time + dt - ran)
+            for j in active:
+                done = j.done + progress
+                j.done = done if done < j.stop_at else j.stop_at
+                j.cpu += ran
+                j.queue = j.queue + dt - ran
+        else:
+            for j in self.ready:
+                j.queue += dt
+            for j in active:
+                done = j.done + progress
+                j.done = done if done < j.stop_at else j.stop_at
+                j.cpu += ran
+                j.queue -= ran
+        eff = share * len(active)
         self.busy += dt                 # the owner's own share of it is busy, neither work nor switching
         self.work += dt * eff * self.speed
         self.switching += dt * (self.capacity - eff + self.overhead)
@@ -155,7 +163,9 @@ class FluidCPU:
     def _stop_due(self) -> None:
         self.settle()
         active = self.active
-        for job in [j for j in active if _reached(j)] if len(active) > 1 else active:
+        # _reached, inline for the many jobs of a crowded node
+        for job in [j for j in active if j.done >= j.stop_at - EPS * (j.stop_at if j.stop_at > 1.0 else 1.0)] \
+                if len(active) > 1 else active:
             if not _reached(job):       # an earlier stop in this loop moved its stop (its faults were redrawn)
                 continue
             job.done = job.stop_at
