@@ -132,20 +132,16 @@ class FluidCPU:
             return
         share, active = self.share, self.active
         ran, progress = dt * share, dt * share * self.speed
-        if len(active) == len(self.ready):      # one class: every ready job runs (its queue time + dt - ran)
-            for j in active:
-                done = j.done + progress
-                j.done = done if done < j.stop_at else j.stop_at
-                j.cpu += ran
-                j.queue = j.queue + dt - ran
-        else:
+        waited = dt             # a running job's queue time: + dt - ran; one class (all run): in the one pass
+        if len(active) != len(self.ready):
             for j in self.ready:
                 j.queue += dt
-            for j in active:
-                done = j.done + progress
-                j.done = done if done < j.stop_at else j.stop_at
-                j.cpu += ran
-                j.queue -= ran
+            waited = 0.0        # (q + dt) + 0.0 - ran: the same float
+        for j in active:
+            done = j.done + progress
+            j.done = done if done < j.stop_at else j.stop_at
+            j.cpu += ran
+            j.queue = j.queue + waited - ran
         eff = share * len(active)
         self.busy += dt                 # the owner's own share of it is busy, neither work nor switching
         self.work += dt * eff * self.speed

@@ -40,8 +40,12 @@ class Disk:
         self.waiting += 1
         self.requests += 1
         self.busy += service
-        self.q.at(finish, self._complete, (done, arg))
+        self.complete_at(finish, done, arg)
         return finish
+
+    def complete_at(self, finish: float, done: Callable, arg=None) -> None:
+        """The completion of a request under way (counted in `waiting`): `done(arg)` at `finish`."""
+        self.q.at(finish, self._complete, (done, arg))
 
     def _complete(self, item) -> None:
         self.waiting -= 1

@@ -12,12 +12,12 @@ receivers of one broadcast in this process share one view of it (`shared_view`).
 from __future__ import annotations
 
 from emu.engine.envelope import REPORT
+from emu.engine.kernel import INF
 from policies.base import Policy
 
 # what a sample adds to the report: disk queue, guest bytes held for others, network RAM used, disk
 # utilization over the period, bytes sent so far
 TAIL = ("disk_queue", "guest", "remote", "disk_util", "net_bytes")
-INF = float("inf")
 VIEWS = ("load_index", "load_report")     # the messages that bring a node load information (`received`)
 
 _VIEW: list = [None, {}]     # the last load index broadcast and its view by node, shared by its receivers

@@ -25,13 +25,10 @@ not an I/O miss (its end, a parallel task's end of phase: real events of the run
 """
 from __future__ import annotations
 
-from math import log
-
 from actors.cpu import EPS, FluidCPU
-from emu.engine.kernel import FN, LOCAL
+from emu.engine.kernel import FN, INF, LOCAL
 from policies.base import Policy
 
-INF = float("inf")
 CYCLES = 256        # misses a burst takes at most: its draws are made ahead, and given back if it ends early
 
 
@@ -62,9 +59,9 @@ class Burst:
         return True
 
     def __init__(self, node, job, size: float):
-        q, cpu, disk, rng = node.q, node.cpu, node.disk, node.rng
+        q, cpu, disk = node.q, node.cpu, node.disk
         self.node, self.job = node, job
-        self.saved = rng.getstate()
+        self.saved = node.rng.getstate()
         self.base = (job.io_requests, node.io_misses, disk.requests)      # miss 0's counted, but its request
         # the miss rate of `Workstation._next_miss` (the hit ratio is cached until an event changes it)
         self.miss_rate = miss_rate = job.io_rate * (1.0 - node.cache.ratio(job, node.jobs.values()))
@@ -110,7 +107,7 @@ class Burst:
             busy += dt
             done_work += dt * share * speed
             switching += dt * gap
-            io_at = done - log(1.0 - rng.random()) / miss_rate if miss_rate > 0 else INF    # the next miss
+            io_at = node.miss_after(done, miss_rate)
             size = node.gamma(mean, sd)
         self.misses, self.completions, self.after, self.last = misses, completions, after, m
         self.entry = q.at(m, _nothing)      # the burst's last stop: its event ends the burst (catch_up)
@@ -132,15 +129,13 @@ class Burst:
         self.entry[FN] = None
         k = step // 2
         if step % 2 == 0:
-            node.q.at(self.completions[k], node.disk._complete, (node.unblock, (job, "io", self.misses[k])))
+            node.disk.complete_at(self.completions[k], node.unblock, (job, "io", self.misses[k]))
         else:
             node.cpu.timer.arm(self.misses[k + 1] if k + 1 < len(self.misses) else self.last)
         if k + 1 < len(self.misses):            # the draws of the misses after cycle k's, given back
-            rng = node.rng
-            rng.setstate(self.saved)
+            node.rng.setstate(self.saved)
             for _ in range(k):
-                if self.miss_rate > 0:
-                    rng.random()
+                node.miss_after(0.0, self.miss_rate)
                 node.gamma(job.io_size, job.io_size_sd)
 
     def _step(self, t: float, inclusive: bool) -> int:
@@ -177,9 +172,7 @@ class Burst:
             disk.waiting = 1
         else:                                   # back on the CPU since the completion
             job.io, job.state, job.mark = io + (c - m), "running", c
-            stop = io_at if io_at < job.work else job.work
-            sync = job.next_sync()
-            job.stop_at = sync if sync < stop else stop
+            node.set_stop(job)
             cpu.last, cpu.ready, cpu.active, cpu.share = c, [job], [job], cpu.capacity
             disk.waiting = 0
 

@@ -200,9 +200,11 @@ class Workstation(Participant):
         with the job's hit ratio of now, independently: its misses are then Poisson at its rate x (1 - the
         ratio), drawn again whenever the ratio may change (`memory_changed`), and a hit, which costs nothing,
         needs no stop of its own."""
-        rate = job.io_rate * (1.0 - self.cache.ratio(job, self.jobs.values()))
-        # random.expovariate(rate), inline: drawn at every miss
-        job.io_at = job.done - log(1.0 - self.rng.random()) / rate if rate > 0 else INF
+        job.io_at = self.miss_after(job.done, job.io_rate * (1.0 - self.cache.ratio(job, self.jobs.values())))
+
+    def miss_after(self, done: float, rate: float) -> float:
+        """The progress of a job's next miss after `done`, its misses at `rate` per op (one draw if rate > 0)."""
+        return done - log(1.0 - self.rng.random()) / rate if rate > 0 else INF     # random.expovariate, inline
 
     def _next_fault(self, job: Job) -> None:
         """Draw the job's next fault under the node's current fault rate."""
