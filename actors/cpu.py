@@ -53,15 +53,26 @@ class FluidCPU:
     # -- the interface ---------------------------------------------------------------------------------------
     def add(self, job: Job, reason: str = "arrival") -> None:
         self.settle()
-        job.state = "ready"
         self.ready.append(job)
-        self._regroup()
+        active = self.active
+        if active and job.priority >= active[0].priority:     # the top class stays: no other job changes
+            self._join(job)
+            self._reshare()
+        else:
+            job.state = "ready"
+            self._regroup()
         self._plan()
 
     def remove(self, job: Job) -> None:
         self.settle()
         self.ready.remove(job)
-        self._regroup()
+        active = self.active
+        if active and job.priority == active[0].priority:
+            active.remove(job)
+        if active:                                            # the top class stays (or the job was below it)
+            self._reshare()
+        else:
+            self._regroup()
         self._plan()
 
     def replan(self) -> None:
@@ -94,6 +105,21 @@ class FluidCPU:
         return self.busy + dt if dt > 0 and (self.ready or self.held) else self.busy
 
     # -- the model -------------------------------------------------------------------------------------------
+    # Between calls, `active` is the ready jobs of the top class in the ready set's order (none while held), each
+    # "running", the others "ready". `_regroup` makes it so from scratch; a job joining or leaving below or in the
+    # top class changes no other job (`_join`, `_reshare`): on a crowded node that spares a pass over them all.
+    def _join(self, job: Job) -> None:
+        """A job now in the ready set whose class is the top class or below it (active is not empty)."""
+        if job.priority == self.active[0].priority:
+            job.state = "running"
+            self.active.append(job)
+        else:
+            job.state = "ready"
+
+    def _reshare(self) -> None:
+        """Each active job's share, as `_regroup` computes it (active is not empty)."""
+        self.share = (self.efficiency if len(self.ready) > 1 else 1.0) * self.capacity / len(self.active)
+
     def _regroup(self) -> None:
         if not self.ready or self.held:
             for j in self.ready:
@@ -153,7 +179,7 @@ class FluidCPU:
             self.timer.cancel()
             return
         active = self.active
-        left = active[0].stop_at - active[0].done if len(active) == 1 else min(j.stop_at - j.done for j in active)
+        left = active[0].stop_at - active[0].done if len(active) == 1 else min([j.stop_at - j.done for j in active])
         self.timer.arm(self.q.now + left / rate)
 
     def _stop_due(self) -> None:
@@ -161,14 +187,25 @@ class FluidCPU:
         active = self.active
         # _reached, inline for the many jobs of a crowded node
         for job in [j for j in active if j.done >= j.stop_at - EPS * (j.stop_at if j.stop_at > 1.0 else 1.0)] \
-                if len(active) > 1 else active:
+                if len(active) > 1 else active[:]:
             if not _reached(job):       # an earlier stop in this loop moved its stop (its faults were redrawn)
                 continue
             job.done = job.stop_at
             self.ready.remove(job)          # out while the workstation decides (it may admit others)
+            active = self.active            # (a job it admits of a higher class makes a new one)
+            if active and job.priority == active[0].priority:
+                active.remove(job)
             if self.on_stop(job):
                 self.ready.append(job)
-        self._regroup()
+                active = self.active
+                if active and job.priority >= active[0].priority:
+                    self._join(job)
+                else:
+                    self._regroup()
+        if self.active:
+            self._reshare()
+        else:
+            self._regroup()
         self._plan()
 
 
