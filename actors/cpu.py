@@ -54,25 +54,15 @@ class FluidCPU:
     def add(self, job: Job, reason: str = "arrival") -> None:
         self.settle()
         self.ready.append(job)
-        active = self.active
-        if active and job.priority >= active[0].priority:     # the top class stays: no other job changes
-            self._join(job)
-            self._reshare()
-        else:
-            job.state = "ready"
-            self._regroup()
+        self._enter(job)
+        self._reshare()
         self._plan()
 
     def remove(self, job: Job) -> None:
         self.settle()
         self.ready.remove(job)
-        active = self.active
-        if active and job.priority == active[0].priority:
-            active.remove(job)
-        if active:                                            # the top class stays (or the job was below it)
-            self._reshare()
-        else:
-            self._regroup()
+        self._leave(job)
+        self._reshare()
         self._plan()
 
     def replan(self) -> None:
@@ -106,19 +96,32 @@ class FluidCPU:
 
     # -- the model -------------------------------------------------------------------------------------------
     # Between calls, `active` is the ready jobs of the top class in the ready set's order (none while held), each
-    # "running", the others "ready". `_regroup` makes it so from scratch; a job joining or leaving below or in the
-    # top class changes no other job (`_join`, `_reshare`): on a crowded node that spares a pass over them all.
-    def _join(self, job: Job) -> None:
-        """A job now in the ready set whose class is the top class or below it (active is not empty)."""
-        if job.priority == self.active[0].priority:
+    # "running", the others "ready". `_regroup` makes it so from scratch; a job that enters or leaves the ready set
+    # in or below the top class changes no other job (`_enter`, `_leave`): on a crowded node that spares a pass
+    # over them all.
+    def _enter(self, job: Job) -> None:
+        """`job` is now last in the ready set."""
+        active = self.active
+        if active and job.priority == active[0].priority:
             job.state = "running"
-            self.active.append(job)
-        else:
+            active.append(job)
+        elif active and job.priority > active[0].priority:
             job.state = "ready"
+        else:                           # a new top class, or the first job, or the CPU held
+            self._regroup()
+
+    def _leave(self, job: Job) -> None:
+        """`job` has left the ready set."""
+        active = self.active
+        if active and job.priority == active[0].priority:
+            active.remove(job)
+            if not active:              # the top class is gone: the next one runs
+                self._regroup()
 
     def _reshare(self) -> None:
-        """Each active job's share, as `_regroup` computes it (active is not empty)."""
-        self.share = (self.efficiency if len(self.ready) > 1 else 1.0) * self.capacity / len(self.active)
+        """Each active job's share after a job entered or left, as `_regroup` computes it."""
+        if self.active:
+            self.share = (self.efficiency if len(self.ready) > 1 else 1.0) * self.capacity / len(self.active)
 
     def _regroup(self) -> None:
         if not self.ready or self.held:
@@ -192,20 +195,11 @@ class FluidCPU:
                 continue
             job.done = job.stop_at
             self.ready.remove(job)          # out while the workstation decides (it may admit others)
-            active = self.active            # (a job it admits of a higher class makes a new one)
-            if active and job.priority == active[0].priority:
-                active.remove(job)
+            self._leave(job)
             if self.on_stop(job):
                 self.ready.append(job)
-                active = self.active
-                if active and job.priority >= active[0].priority:
-                    self._join(job)
-                else:
-                    self._regroup()
-        if self.active:
-            self._reshare()
-        else:
-            self._regroup()
+                self._enter(job)
+        self._reshare()
         self._plan()
 
 
