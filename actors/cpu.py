@@ -145,8 +145,7 @@ class FluidCPU:
             self.active = [j for j in ready if j.priority == top]
             for j in ready:
                 j.state = "running" if j.priority == top else "ready"
-        eff = (self.efficiency if len(ready) > 1 else 1.0) * self.capacity
-        self.share = eff / len(self.active)
+        self._reshare()
 
     def settle(self) -> None:
         """Bring every job's progress and accounting up to now."""
