@@ -9,9 +9,11 @@ The metric is the mean slowdown over jobs, a parallel job counted once (summary.
 arrival to its last task's end, over its longest task's time alone).
 
 Scale: the scenario's trace is 280 jobs in 20 minutes; here an eighth of it, 35 jobs in 150 s at the same
-arrival rate (`SCALE`), at six of the figures' ten rates (every other one and the last: `RUN`), so that five
-policies, two panels and five seeds (300 runs) fit beside Chapter 3 in the hour on two cores; Fig. 4.3 at the
-same scale. The quick variant: the axes' ends, 8 jobs in 33 s, one seed.
+arrival rate (`SCALE`), at four of the figures' ten rates, every third (`RUN`: both ends and the two between,
+evenly spaced), so that five policies, two panels and five seeds (200 runs) fit beside Chapter 3 in the hour on
+two cores on a slow day; Fig. 4.3 at the same scale. Six rates (every other one and the last) took the whole
+reproduction to 65 minutes on 2026-11-30 (docs/p003.md, Time); `nowemu sweep scenarios/p003/parallel.toml` runs
+any of the ten. The quick variant: the axes' ends, 8 jobs in 33 s, one seed.
 """
 from __future__ import annotations
 
@@ -23,12 +25,12 @@ POLICIES = ("local", "cpu_re", "mem_re", "iocm_re", "iocm_pm")
 NAMES = {"local": "NLB", "cpu_re": "CPU", "mem_re": "MEM", "iocm_re": "IOCM-RE", "iocm_pm": "IOCM-PM",
          "bs": "BS"}
 RATES = tuple(1.0 + 0.0625 * i for i in range(10))      # Fig. 4.2: "1.0 and 1.563 No./MI with increments of 0.0625"
-RUN = RATES[::2] + RATES[-1:]                           # six of them, both ends: see the module's docstring
+RUN = RATES[::3]                                        # four of them, both ends: see the module's docstring
 PANELS = (30, 60)                                       # percent of the jobs parallel, Figs. 4.2-4.4 (a) and (b)
 SCALE = (35, "150 s")                                   # jobs and span: an eighth of the scenario's trace
 QUICK = (8, "33 s")
 # Fig. 4.1(a), sequential jobs only (scenarios/p003/sequential32.toml: io.toml's 50 jobs a node in 20 minutes,
-# 1600, the work of parallel.toml's 30 % trace): an eighth of its trace too, at the same six rates; its (b), 30 %
+# 1600, the work of parallel.toml's 30 % trace): an eighth of its trace too, at the same four rates; its (b), 30 %
 # parallel, is BS beside the 30 % panel's runs
 SEQUENTIAL = (200, "150 s")
 SEQUENTIAL_QUICK = (100, "75 s")
