@@ -34,8 +34,9 @@ from emu.tools.reproduce import Experiment
 
 # Seeds per point: the dynamic workloads' comparisons rest on a few large jobs a run, so they get the seeds the
 # hour has room for, at least the issue's 5 (7 took 64.7 minutes on 2026-11-28, 303 runs in all; 6, 266 runs,
-# 68.3 minutes on 2026-11-29; 5, 241 runs, 59.5 minutes on 2026-11-30 at the same pace; at 5 a 95 % interval is 18 % wider than at 6, t's 2.78 / sqrt(5) against
-# 2.57 / sqrt(6)); Fig. 4's interval is narrow at 5 and a paced run keeps the machine to itself
+# 68.3 minutes on 2026-11-29; 5, 241 runs, 59.5 minutes on 2026-11-30 at the same pace; at 5 a 95 % interval is
+# 18 % wider than at 6, t's 2.78 / sqrt(5) against 2.57 / sqrt(6)); Fig. 4's interval is narrow at 5 and a paced
+# run keeps the machine to itself
 SEEDS, DYNAMIC_SEEDS = 5, 5
 BURSTS = (25, 100, 1000)            # ms of CPU between a task's messages: high, middle and low frequency
 PDTS = (0.2, 0.5, 0.8)
