@@ -414,6 +414,9 @@ def test_p003b_quick_writes_every_run_and_its_report(ray_local, tmp_path):
     section = text[text.index("## DB2's trace against the slow disk's age"):]
     row = next(line for line in section.splitlines() if line.startswith("| 6 |"))
     assert row.split(" | ")[-1].rstrip(" |") == f"{old['metrics']['job_slowdown']['all']:.2f}"   # IOCM-RE last
+    section = text[text.index("## DB2's trace against the slow disk's age, turn-around"):]   # the same runs'
+    row = next(line for line in section.splitlines() if line.startswith("| 6 |"))
+    assert row.split(" | ")[-1].rstrip(" |") == f"{old['metrics']['job_turnaround']['all']:.2f}"
     claims = [line for line in text.splitlines() if line.startswith("| Fig. 5.7")]
     assert len(claims) == 4 and all(("| yes |" in c) + ("| **no** |" in c) == 1 for c in claims)
     # Ch. 6: each figure's policies at its two ends (Fig. 6.2 at three buffer sizes), a tenth of the jobs

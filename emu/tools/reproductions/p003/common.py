@@ -86,10 +86,12 @@ def job_slowdowns(records, experiment: str, policy: str) -> list[float]:
     return list(job_slowdowns_by_seed(records, experiment, policy).values())
 
 
-def job_slowdowns_by_seed(records, experiment: str, policy: str) -> dict[int, float]:
-    """`job_slowdowns` by seed."""
+def job_slowdowns_by_seed(records, experiment: str, policy: str, metric: str = "job_slowdown") -> dict[int, float]:
+    """`job_slowdowns` by seed; `metric`: another metric over jobs, `job_turnaround` (summary.json has it where it
+    has `job_slowdown`; no fallback, a turn-around is no slowdown)."""
     runs = [r for r in records.get(experiment, []) if not r["error"] and r["combo"].get("policy") == policy]
-    return {r["seed"]: r["metrics"].get("job_slowdown", {}).get("all", r["metrics"]["mean_slowdown"]) for r in runs}
+    return {r["seed"]: r["metrics"][metric]["all"] if metric in r["metrics"] or metric != "job_slowdown"
+            else r["metrics"]["mean_slowdown"] for r in runs}
 
 
 def table(title: str, what: str, axis: str, unit: str, xs: list, columns: dict, slowdowns) -> tuple[list[str], dict]:
