@@ -77,11 +77,13 @@ def io_load(page: float, jobs: int, lams: list[float], hits: list[float]) -> flo
     return jobs * page + sum(lam * (1.0 - h) for lam, h in zip(lams, hits))
 
 
-def weighted_average_load(nodes: list[tuple[float, float, float]], weights: tuple[float, float, float]) -> list[float]:
+def weighted_average_load(nodes: list[tuple[float, float, float]], weights: list[tuple[float, float, float]]) \
+        -> list[float]:
     """Eq. 3.16, load_WAL(i) for every node from its (CPU, memory, I/O) loads: each index over its largest in the
-    cluster (a term of 0 where the largest is 0), weighted by the shares of time spent on CPU, paging and I/O."""
+    cluster (a term of 0 where the largest is 0), weighted by the shares of time spent on CPU, paging and I/O, a
+    node's own (`weights`, one triple a node: the cluster's, repeated, or each node's)."""
     tops = [max(n[x] for n in nodes) for x in range(3)]
-    return [sum(w * n[x] / top for x, (w, top) in enumerate(zip(weights, tops)) if top > 0) for n in nodes]
+    return [sum(w * n[x] / top for x, (w, top) in enumerate(zip(ws, tops)) if top > 0) for n, ws in zip(nodes, weights)]
 
 
 def overloaded(loads: list[float], i: int, ratio: float = 1.25) -> bool:

@@ -9,9 +9,11 @@ the CPU waiting queue", as CM reads it: policies/cm_re.py; `jobs` with `cpu_load
 and I/O (`io_load`, Eq. 3.2: every job's paging at the node's rate, Eq. 3.3, plus the accesses that miss the
 buffer), and `cpu_time`, `page_time`, `io_time`, the seconds its resident jobs have had of each so far. The
 weights are those shares summed over the cluster's reports, "the percentage of time spent on CPU, paging, and
-I/O accessing" measured by the load monitor (cluster-wide, spec 003a §7.4 item 21's open choice; equal weights
-before any job has run). A node reads its own loads as of now and its peers' from its view (up to one period
-old), plus what it has itself sent to each since the view was refreshed (`SentSinceView`).
+I/O accessing" measured by the load monitor (cluster-wide, spec 003a §7.4 item 21's open choice, as Eq. 3.16's
+weights carry no node index; equal weights before any job has run), or with `weights = "node"` each node's loads
+weighed by its own shares (item 21's other reading). A node reads its own loads as of now and its peers' from
+its view (up to one period old), plus what it has itself sent to each since the view was refreshed
+(`SentSinceView`).
 """
 from policies.base import RemoteExecution, SentSinceView
 from policies.cm_re import CMRemoteExecution, cpu_load
@@ -45,7 +47,9 @@ def weights(reports) -> tuple[float, float, float]:
 class WALRemoteExecution(RemoteExecution):
     PARAMS = {"ratio": ("number", RATIO, "a node is overloaded when its WAL load is the highest and above this "
                                          "multiple of the mean (Sec. 3.2.1)"),
-              "cpu_load": CMRemoteExecution.PARAMS["cpu_load"]}
+              "cpu_load": CMRemoteExecution.PARAMS["cpu_load"],
+              "weights": (("cluster", "node"), "cluster", "whose shares of time weigh a node's loads (Eq. 3.16): "
+                                                         "the cluster's, or the node's own")}
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -64,7 +68,8 @@ class WALRemoteExecution(RemoteExecution):
         ids = sorted(view)
         loads = [(r[self.cpu_load], r["demand"] + s[0], r["io_load"] + s[1])
                  for r, s in ((view[p], sent.get(p, (0.0, 0.0))) for p in ids)]
-        return dict(zip(ids, weighted_average_load(loads, weights(view.values()))))
+        shares = [weights([view[p]]) for p in ids] if self.weights == "node" else [weights(view.values())] * len(ids)
+        return dict(zip(ids, weighted_average_load(loads, shares)))
 
     def target(self, job, node):
         """The node of least WAL load if this node, `job` counted on it, is overloaded (Sec. 3.2.1's test: its

@@ -41,10 +41,12 @@ def test_io_load_adds_each_jobs_paging_to_the_accesses_that_miss():
 
 def test_weighted_average_load_normalises_each_index_by_the_clusters_largest():
     nodes = [(2, 100, 50), (4, 50, 0), (1, 200, 100)]
-    wal = weighted_average_load(nodes, (0.5, 0.2, 0.3))
+    wal = weighted_average_load(nodes, [(0.5, 0.2, 0.3)] * 3)
     # tops (4, 200, 100): 0.5 x 2/4 + 0.2 x 100/200 + 0.3 x 50/100; 0.5 x 1 + 0.2 x 1/4; 0.5/4 + 0.2 + 0.3
     assert wal == pytest.approx([0.5, 0.55, 0.625])
-    assert weighted_average_load([(1, 0, 0), (2, 0, 0)], (1, 1, 1)) == pytest.approx([0.5, 1.0])   # 0/0 is 0
+    assert weighted_average_load([(1, 0, 0), (2, 0, 0)], [(1, 1, 1)] * 2) == pytest.approx([0.5, 1.0])   # 0/0 is 0
+    # each node by its own shares (WAL-RE's `weights = "node"`): the same tops, node 1 all CPU, node 0 all memory
+    assert weighted_average_load([(2, 100, 0), (4, 50, 0)], [(0, 1, 0), (1, 0, 0)]) == pytest.approx([1.0, 1.0])
     assert not overloaded(wal, 2)                                      # highest, but 0.625 / 0.558 < 1.25
     assert overloaded([1, 1, 4], 2) and not overloaded([1, 1, 4], 0)  # 4 / 2 > 1.25
     assert not overloaded([0, 0], 0)

@@ -145,6 +145,21 @@ def test_wal_weights_are_the_clusters_shares_of_time_and_the_home_node_keeps_a_j
     assert weights([{"cpu_time": 0.0, "page_time": 0.0, "io_time": 0.0}]) == pytest.approx((1 / 3,) * 3)
 
 
+def test_wal_loads_weigh_every_node_by_the_clusters_shares_or_by_its_own(monkeypatch):
+    """Eq. 3.16 as WAL-RE reads it: home pages and holds the larger memory, its peer runs and holds the CPU queue
+    and I/O. With the cluster's shares (half CPU, half paging) both nodes come out at 0.5 + 0.5 x their other
+    index; with each node's own (`weights = "node"`) home is all memory (1.0) and the peer all CPU (1.0)."""
+    import policies.wal_re as wal
+    here = {"jobs": 1, "demand": 100.0, "io_load": 0.0, "cpu_time": 0.0, "page_time": 10.0, "io_time": 0.0}
+    peer = {"jobs": 1, "ready": 2, "demand": 50.0, "io_load": 10.0, "cpu_time": 10.0, "page_time": 0.0, "io_time": 0.0}
+    monkeypatch.setattr(wal, "node_loads", lambda node, job=None: dict(here))
+    monkeypatch.setattr(wal, "cpu_load", lambda node, how: 0)      # home's queue: 0, + 1 for the arriving job
+    node = SimpleNamespace(id=0, index={1: peer}, view_refreshes=0)
+    job = Job(9, 0, 0.0, 1.0)
+    assert wal.WALRemoteExecution().loads(job, node) == pytest.approx({0: 0.5 / 2 + 0.5, 1: 0.5 + 0.5 / 2})
+    assert wal.WALRemoteExecution(weights="node").loads(job, node) == pytest.approx({0: 1.0, 1: 1.0})
+
+
 def test_wal_re_moves_jobs_off_overloaded_nodes_and_shortens_their_time(paired):
     """Over three seeds, paired: WAL-RE's mean slowdown below NLB's, with some jobs sent away."""
     for seed in (1, 2, 3):
