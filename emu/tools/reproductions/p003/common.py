@@ -90,8 +90,9 @@ def job_slowdowns_by_seed(records, experiment: str, policy: str, metric: str = "
     """`job_slowdowns` by seed; `metric`: another metric over jobs, `job_turnaround` (summary.json has it where it
     has `job_slowdown`; no fallback, a turn-around is no slowdown)."""
     runs = [r for r in records.get(experiment, []) if not r["error"] and r["combo"].get("policy") == policy]
-    return {r["seed"]: r["metrics"][metric]["all"] if metric in r["metrics"] or metric != "job_slowdown"
-            else r["metrics"]["mean_slowdown"] for r in runs}
+    def value(m: dict) -> float:          # without parallel jobs there is no job_slowdown: the mean slowdown
+        return m["mean_slowdown"] if metric == "job_slowdown" and metric not in m else m[metric]["all"]
+    return {r["seed"]: value(r["metrics"]) for r in runs}
 
 
 def table(title: str, what: str, axis: str, unit: str, xs: list, columns: dict, slowdowns) -> tuple[list[str], dict]:
