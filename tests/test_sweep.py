@@ -144,8 +144,11 @@ def test_resume_reads_a_run_older_than_a_new_field_only_if_the_field_is_at_its_d
     del summary["config"]["owner"]["nonidle_spread"]                  # as written before the field existed
     del summary["config"]["workload"][0]["nonmigratable"]
     del summary["config"]["workload"][0]["variants"]                 # a list of tables: empty by default
+    del summary["config"]["policy"]["hold"]                          # a policy's parameter (PARAMS) alike
     path.write_text(json.dumps(summary))
     assert sweep_runs.finished(runs[0], tmp_path) is not None
+    _, held = sweep.plan(QUICKSTART, ["workload.jobs=20", "policy.hold=true"], 1, "inline")
+    assert sweep_runs.finished(held[0], tmp_path) is None
     _, mixed = sweep.plan(QUICKSTART, ["workload.jobs=20", "workload.variants=[{share=0.1, work_scale=2}]"], 1, "inline")
     assert sweep_runs.finished(mixed[0], tmp_path) is None
     _, flagged = sweep.plan(QUICKSTART, ["workload.jobs=20", "workload.nonmigratable=0.1"], 1, "inline")

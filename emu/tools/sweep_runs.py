@@ -63,11 +63,23 @@ def finished(r: dict, out: Path) -> dict | None:
     except (OSError, ValueError):
         return None
     now = _decisive(json.loads(json.dumps(results.json_safe({**r["config"], "file": None}))))
-    default = json.loads(json.dumps(results.json_safe(schema.defaults())))
+    default = json.loads(json.dumps(results.json_safe(_policy_defaults(schema.defaults(), r["config"]))))
     stored = _decisive({**summary.get("config", {}), "file": None})
     if summary.get("runtime") != r["runtime"] or not _same(stored, now, default):
         return None
     return outcome(summary)
+
+
+def _policy_defaults(default: dict, config: dict) -> dict:
+    """The schema's defaults with those of the run's policies' parameters (their PARAMS), which the schema, naming
+    no policy, does not hold: a parameter added to a policy since a run, at its default, is a field added since."""
+    from emu.inputs.checks import check_policy
+    default = {**default, "policy": check_policy("", {"name": config["policy"]["name"]})}
+    insertion = config["cpu"].get("insertion")
+    if isinstance(insertion, dict) and "name" in insertion:
+        default["cpu"] = {**default["cpu"], "insertion": check_policy("", {"name": insertion["name"]}, "cpu.insertion",
+                                                                      "INSERTION")}
+    return default
 
 
 def _decisive(config: dict) -> dict:
