@@ -14,6 +14,7 @@ from emu.engine import results, stall
 from emu.engine.ray_runtime import paced_warnings
 from emu.engine.run import run
 from emu.inputs import schema
+from emu.inputs.checks import check_policy
 from emu.inputs.errors import ScenarioError
 
 
@@ -73,7 +74,6 @@ def finished(r: dict, out: Path) -> dict | None:
 def _policy_defaults(default: dict, config: dict) -> dict:
     """The schema's defaults with those of the run's policies' parameters (their PARAMS), which the schema, naming
     no policy, does not hold: a parameter added to a policy since a run, at its default, is a field added since."""
-    from emu.inputs.checks import check_policy
     default = {**default, "policy": check_policy("", {"name": config["policy"]["name"]})}
     insertion = config["cpu"].get("insertion")
     if isinstance(insertion, dict) and "name" in insertion:
