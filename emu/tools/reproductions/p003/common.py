@@ -1,7 +1,7 @@
 """What paper 003's chapters share in how their results are set beside the thesis's."""
 from __future__ import annotations
 
-from emu.tools.reproduce import figure, fmt, mean_ci, order_why, paired
+from emu.tools.reproduce import by_seed, figure, fmt, mean_ci, order_why, paired
 
 
 # what a table of a run metric is titled with: the metric's name in the tables of paper 003's chapters
@@ -86,13 +86,16 @@ def job_slowdowns(records, experiment: str, policy: str) -> list[float]:
     return list(job_slowdowns_by_seed(records, experiment, policy).values())
 
 
-def job_slowdowns_by_seed(records, experiment: str, policy: str, metric: str = "job_slowdown") -> dict[int, float]:
-    """`job_slowdowns` by seed; `metric`: another metric over jobs, `job_turnaround` (summary.json has it where it
-    has `job_slowdown`; no fallback, a turn-around is no slowdown)."""
+def job_slowdowns_by_seed(records, experiment: str, policy: str) -> dict[int, float]:
+    """`job_slowdowns` by seed."""
     runs = [r for r in records.get(experiment, []) if not r["error"] and r["combo"].get("policy") == policy]
-    def value(m: dict) -> float:          # without parallel jobs there is no job_slowdown: the mean slowdown
-        return m["mean_slowdown"] if metric == "job_slowdown" and metric not in m else m[metric]["all"]
-    return {r["seed"]: value(r["metrics"]) for r in runs}
+    return {r["seed"]: r["metrics"].get("job_slowdown", {}).get("all", r["metrics"]["mean_slowdown"]) for r in runs}
+
+
+def over_jobs_by_seed(runs: list[dict], name: str) -> dict[int, float]:
+    """A metric over jobs (summary.json's `job_slowdown`, `job_turnaround`: a parallel job once) of each run, by
+    seed."""
+    return {s: v["all"] for s, v in by_seed(runs, name).items()}
 
 
 def table(title: str, what: str, axis: str, unit: str, xs: list, columns: dict, slowdowns) -> tuple[list[str], dict]:

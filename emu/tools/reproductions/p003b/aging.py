@@ -15,10 +15,10 @@ variant: DB2 and Pgrep (one of the thesis's sensitive and one of its insensitive
 from __future__ import annotations
 
 from emu.inputs import SCENARIOS, scenario
-from emu.tools.reproduce import Claim, Experiment
+from emu.tools.reproduce import Claim, Experiment, select
 from emu.tools.reproductions.p003.apps import APPS
 from emu.tools.reproductions.p003.common import (METRICS, change, curves, job_slowdowns, job_slowdowns_by_seed,
-                                                not_below, steeper, table)
+                                                not_below, over_jobs_by_seed, steeper, table)
 from emu.tools.reproductions.p003b.ch5 import NAMES as CH5_NAMES, THREE
 
 SCENARIO = "p003/hetero/aging.toml"
@@ -98,9 +98,11 @@ def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
             return change(seeds("db2", p, first), seeds("db2", p, to), percent=True)
         # the same runs' turn-around: a slowdown divides by the dedicated time, which a task homed on the slow
         # node takes on its disk too (Eq. 3.22), so part of the aging does not show in it
+        def turnarounds(p, age):
+            return list(over_jobs_by_seed(select(records.get(_name("db2", age), []), policy=p),
+                                          "job_turnaround").values())
         t, turn = table(f"{APPS['db2']}'s trace against the slow disk's age, turn-around (Fig. 5.7)",
-                        METRICS["job_turnaround"], "age (years)", "", ages, NAMES, lambda p, age: list(
-                            job_slowdowns_by_seed(records, _name("db2", age), p, "job_turnaround").values()))
+                        METRICS["job_turnaround"], "age (years)", "", ages, NAMES, turnarounds)
         lines += t
         why = [steeper([(f"IOCM-RE's rise - {NAMES[p]}'s (points of %)", growth("iocm_re_hetero"), growth(p))
                         for p in ("cpu_re", "mem_re")]),

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import csv
 
-from emu.tools.reproduce import Claim, Experiment, by_seed, mean_ci, select
-from emu.tools.reproductions.p003.common import METRICS, curves, not_below, table
+from emu.tools.reproduce import Claim, Experiment, mean_ci, select
+from emu.tools.reproductions.p003.common import METRICS, curves, not_below, over_jobs_by_seed, table
 
 NAMES = {"cpu_re": "CPU-aware", "mem_re": "MEM-aware", "iocm_re": "I/O-aware", "com_aware": "COM-aware"}
 OTHERS = ("cpu_re", "mem_re", "iocm_re")
@@ -77,13 +77,8 @@ def experiments(quick: bool, seeds: int | None) -> list[Experiment]:
     return out
 
 
-def _by_seed(runs: list[dict], name: str) -> dict[int, float]:
-    """A metric over jobs (`job_slowdown`, `job_turnaround`) of each run, by seed."""
-    return {s: v["all"] for s, v in by_seed(runs, name).items()}
-
-
 def _values(runs: list[dict], name: str) -> list[float]:
-    return list(_by_seed(runs, name).values())
+    return list(over_jobs_by_seed(runs, name).values())
 
 
 def _runs(records, experiment: str, policy: str, tasks: int, rate: float | None = None) -> list[dict]:
@@ -128,7 +123,7 @@ def _placement(records, rate: float, k: int) -> str:
 def _behind(records, rate: float, k: int, name: str = "job_slowdown") -> str:
     """`not_below` for COM-aware against each other scheme at Fig. 7.4's point, in % of the other's."""
     def seeds(p):
-        return _by_seed(_runs(records, "fig7.4", p, k, rate), name)
+        return over_jobs_by_seed(_runs(records, "fig7.4", p, k, rate), name)
     return not_below([(f"COM-aware - {NAMES[p]} (% of {NAMES[p]})", seeds("com_aware"), seeds(p)) for p in OTHERS])
 
 
@@ -142,7 +137,8 @@ def _falls(means, records, name: str) -> str:
         ks = sorted({k for _, k in m})
         steps += [(p, x, a, b) for p in NAMES for a, b in zip(ks, ks[1:]) if m[p, b] <= m[p, a]]
     return not_below([(f"{NAMES[p]} at {x:g} /MI, {a} tasks - {b} (% of the latter)",
-                       _by_seed(_runs(records, "fig7.4", p, a, x), name), _by_seed(_runs(records, "fig7.4", p, b, x), name))
+                       over_jobs_by_seed(_runs(records, "fig7.4", p, a, x), name),
+                       over_jobs_by_seed(_runs(records, "fig7.4", p, b, x), name))
                       for p, x, a, b in steps])
 
 
@@ -197,7 +193,7 @@ def analyse(records: dict, plots) -> tuple[list[Claim], list[str]]:
 def _mix_order(records, fig: str, pairs) -> str:
     """`not_below` over (share, scheme, rival) of a mix: the scheme's mean slowdown less the rival's, by seed."""
     def seeds(x, p):
-        return _by_seed(select(records.get(f"{fig}-{x}", []), policy=p), "job_slowdown")
+        return over_jobs_by_seed(select(records.get(f"{fig}-{x}", []), policy=p), "job_slowdown")
     return not_below([(f"{x} %: {NAMES[p]} - {NAMES[q]} (% of {NAMES[q]})", seeds(x, p), seeds(x, q))
                       for x, p, q in pairs])
 
