@@ -28,7 +28,7 @@ On a job's arrival at its home node i (Fig. 7.3, in the spec's reconstruction, 0
 
 Criterion 2's response times: Eq. 3.9's, per process, as IOCM-RE's criterion (Sec. 4.1), which the thesis words
 alike ("less than its local execution") and says "can be obtained using Equation 3.9": the node's CPU queue and
-disk, every task of the job counted at home until it is sent (`IOCMRemoteExecution.pays`). R_mig: the
+disk, every task of the job counted at home until it is sent (`iocm_re.pays`). R_mig: the
 remote-execution cost and a task's initial data (`move_cost`). Eq. 3.9 has no communication term: a slave's
 messages are Criterion 1's to weigh. (Until 2026-11-28 nowemu estimated the job's remaining bursts with its
 master's messages one after another on the link, Eq. 7.2, for the whole job; at 10 Mbps that kept every slave
@@ -37,9 +37,8 @@ slowest network, the reverse of Fig. 7.5.) Ties among nodes of equal communicati
 of speed, then in order from i.
 """
 from policies.base import SentSinceView
-from policies.iocm_re import IOCMRemoteExecution
+from policies.iocm_re import IOCMRemoteExecution, pays
 from policies.mem_re import MemoryRemoteExecution
-from policies.preemptive import move_cost
 
 CPU, COM, DISK = 0, 1, 2
 
@@ -115,11 +114,10 @@ class COMAware(IOCMRemoteExecution):
         load = self.communication_view(node)
         load[i] += (job.tasks - 1) * t_com                      # its slaves counted as spread
         everyone = list(node.jobs.values()) + [job] * job.tasks
-        rest, cost = job.work / node.speed, move_cost(job, job, node)
         nodes = [i] * job.tasks
         for s in range(1, job.tasks):                           # the s-th slave sent away, if both criteria hold
             j = min((p for p in load if p != i), key=lambda p: (load[p], jobs[p] / speed[p], (p - i) % n))
-            if load[i] - load[j] <= t_com or not self.pays(job, node, everyone, j, rest, cost):
+            if load[i] - load[j] <= t_com or not pays(self.disks, job, node, everyone, j):
                 break
             everyone.remove(job)
             jobs[i], jobs[j] = jobs[i] - 1, jobs[j] + 1

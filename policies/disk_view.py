@@ -12,6 +12,8 @@ holds its resident jobs' faults, the explicit misses of those whose I/O is here,
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from policies.base import SentSinceView
 from policies.io_load import Queue, Stream, hit_rate, implicit_io_load, response
 
@@ -81,6 +83,23 @@ def misses(node, jobs) -> list[tuple[float, float]]:
     return out + [(g.io_rate, cache.hit_ratio(g, [g])) for g in node.remote_io.guests.values()]
 
 
+class DiskTiming(NamedTuple):
+    """A peer's disk as its load report gives it (`disk_timing`), for what a request's service takes there."""
+    positioning: float                  # seek and rotation, s
+    bandwidth: float                    # bytes/s
+
+    def service_time(self, size: float, accesses: int = 1) -> float:
+        return accesses * self.positioning + size / self.bandwidth
+
+
+class Like(NamedTuple):
+    """A node like a peer, for the estimates above: the peer's CPU speed and disk, this node's pager (paging and
+    buffer settings are the cluster's; a heterogeneous cluster differs in speed, memory and disk, Ch. 5)."""
+    speed: float
+    disk: DiskTiming
+    pager: object
+
+
 class DiskView:
     __slots__ = ("added",)
 
@@ -91,6 +110,21 @@ class DiskView:
     def report(node) -> dict:
         q, vol = disk_queue(node, list(node.jobs.values()))
         return {"disk": list(q), "io_volume": vol}
+
+    @staticmethod
+    def timing(node) -> dict:
+        """The report of a node's disk for peers that differ (Ch. 5's): `like` reads it."""
+        d = node.disk
+        return {"disk_timing": (d.seek + d.rotation, d.bandwidth)}
+
+    @staticmethod
+    def like(node, k: int):
+        """A node like peer k, as its last report gives it (`timing`; without it, or before k has reported: this
+        node, as on a homogeneous cluster)."""
+        r = node.index.get(k, {})
+        if "disk_timing" not in r:
+            return node
+        return Like(r["speed"], DiskTiming(*r["disk_timing"]), node.pager)
 
     def peer(self, node, k: int) -> tuple[Queue, float, float, float]:
         """Peer k's disk queue, I/O volume rate, memory demand and memory, as this node sees them (a peer that
@@ -106,12 +140,13 @@ class DiskView:
         the buffer there), with its I/O there (`io`: its misses on that disk; from another node's buffer, as if
         it had that alone), or both."""
         q, vol, demand, memory = self.peer(node, k)
+        there = self.like(node, k)
         if cpu:
-            vol, demand = vol + volume(job, node.speed), demand + job.demand()
-        streams = ((faults(job, node, demand, memory) if cpu else [])
-                   + (explicit(job, node, vol if cpu else volume(job, node.speed)) if io else []))
+            vol, demand = vol + volume(job, there.speed), demand + job.demand()
+        streams = ((faults(job, there, demand, memory) if cpu else [])
+                   + (explicit(job, there, vol if cpu else volume(job, there.speed)) if io else []))
         added = self.added.of(node).setdefault(k, [0.0, 0.0, Queue()])
         added[2] = added[2].plus(streams, cpu=cpu)
         if cpu:
-            added[0] += volume(job, node.speed)
+            added[0] += volume(job, there.speed)
             added[1] += job.demand()

@@ -18,7 +18,7 @@ its own as of now and its peers' from its view (up to one period old). Between t
 each node the rates of the jobs it has sent there (as if they all missed: their hits depend on the share of the
 cache they will get), so that the jobs of one period do not all go to the same node. Ties go to the lowest id.
 """
-from policies.base import Policy, SentSinceView
+from policies.base import RemoteExecution, SentSinceView
 from policies.disk_view import misses
 from policies.wal_re import node_loads
 
@@ -33,7 +33,7 @@ def disk_power(disk, request: float) -> float:
     return 1.0 / disk.service_time(request)
 
 
-class IORemoteExecution(Policy):
+class IORemoteExecution(RemoteExecution):
     PARAMS = {"implicit": ("bool", False, "count paging in the I/O load (Ch. 5) or explicit I/O only (Ch. 3)"),
               "request_size": ("size", 256 * 1024, "d of Eq. 5.1, the mean request size, for each disk's performance")}
 
@@ -65,9 +65,6 @@ class IORemoteExecution(Policy):
         sent = self.sent.of(node)
         sent[peer] = sent.get(peer, 0.0) + job.io_rate
 
-    def place(self, job, node):
-        return self.target(job, node) if job.migratable else node.id
-
     def target(self, job, node, here: int = 1) -> int:
         """Where `job` goes, `here` jobs like it counted on this node (a parallel job's tasks kept home so far
         and itself: policies/iocm_re_hetero.py)."""
@@ -78,11 +75,7 @@ class IORemoteExecution(Policy):
             return node.id
         fits = [p for p in loads
                 if p != node.id and loads[p] < threshold[p] and loads[node.id] - loads[p] > job.io_rate]
-        if not fits:
-            return node.id
-        best = min(fits, key=lambda p: (loads[p], p))
-        self.count(job, best, node)
-        return best
+        return min(fits, key=lambda p: (loads[p], p)) if fits else node.id
 
 
 POLICY = IORemoteExecution

@@ -51,21 +51,13 @@ class IOCMRemoteExecution(MemoryRemoteExecution):
         loads = self.io.of(node)
         nodes = least(node, k, lambda p: (loads.get(p, 0.0), view[p][1] if p in view else 0.0))
         everyone = list(node.jobs.values()) + [job] * k         # every task counted at home first
-        rest, cost = job.work / node.speed, move_cost(job, job, node)
         for r, p in enumerate(nodes):
-            if p != i and self.pays(job, node, everyone, p, rest, cost):
+            if p != i and pays(self.disks, job, node, everyone, p):
                 everyone.remove(job)
                 self.sent_away(job, p, node)
             else:
                 nodes[r] = i
         return nodes
-
-    def pays(self, job, node, everyone: list, p: int, rest: float, cost: float) -> bool:
-        """The criterion r(i, j) > r(k, j) + c_j(i, k): a task like `job`, among `everyone` at home, expects to be
-        done sooner on p (Eq. 3.9, as this node sees p) by more than the cost of sending it."""
-        home = (*disk_queue(node, everyone), sum(j.demand() for j in everyone), node.pager.user_memory)
-        there = remaining(job, node, rest, self.disks.peer(node, p), False)
-        return remaining(job, node, rest, home, True) > there + cost
 
     def sent_away(self, job, p: int, node) -> None:
         """`job` (or a task) sent to p: counted there in each of this node's views until they are refreshed."""
@@ -91,6 +83,17 @@ class IOLoads:
     def add(self, node, peer: int, job) -> None:
         sent = self.sent.of(node)
         sent[peer] = sent.get(peer, 0.0) + job.io_rate
+
+
+def pays(disks: DiskView, job, node, everyone: list, p: int) -> bool:
+    """The criterion r(i, j) > r(k, j) + c_j(i, k): a task like `job`, among `everyone` at home, expects to be done
+    sooner on p (Eq. 3.9 with p's CPU speed and disk, as this node sees p through `disks`) by more than the cost of
+    sending it there (Eq. 4.1: e and its initial data through both disks and the link)."""
+    home = (*disk_queue(node, everyone), sum(j.demand() for j in everyone), node.pager.user_memory)
+    peer = disks.like(node, p)
+    there = remaining(job, peer, job.work / peer.speed, disks.peer(node, p), False)
+    cost = move_cost(job, job, node, peer.disk.bandwidth)
+    return remaining(job, node, job.work / node.speed, home, True) > there + cost
 
 
 def least(node, k: int, key) -> list:

@@ -95,10 +95,11 @@ def movable(q, node) -> bool:
         and not node.phases.waits(q)
 
 
-def move_cost(q, job, node) -> float:
-    """Eq. 3.19's cost of moving `q` from `node`: by remote execution if it is the arriving `job` (e and its
-    initial data), else by preemptive migration (f, its memory image, its initial and written data)."""
+def move_cost(q, job, node, there: float | None = None) -> float:
+    """Eq. 3.19's cost of moving `q` from `node` (to a disk of bandwidth `there`; default: like this one's): by
+    remote execution if it is the arriving `job` (e and its initial data), else by preemptive migration (f, its
+    memory image, its initial and written data)."""
     net, disk = node.nic.bandwidth, node.disk.bandwidth
     if q is job:
-        return node.remote_cost + data_move(q.initial_data, net, disk, disk)
+        return node.remote_cost + data_move(q.initial_data, net, disk, there or disk)
     return migration_cost(node.remote_cost, q.demand(), q.initial_data, q.written, net, disk, disk)

@@ -11,6 +11,7 @@ from actors.job import Job
 from emu.engine.results import buffer_hit_ratio
 from emu.inputs.scenario import heterogeneity, node_specs
 from policies.cpu_re import CPURemoteExecution
+from policies.disk_view import DiskView
 from policies.io_re import IORemoteExecution, disk_power
 from policies.iocm_re_hetero import HeterogeneousIOCMRemoteExecution
 from tests.conftest import assert_balanced, load, run
@@ -98,7 +99,7 @@ def test_iocm_re_hetero_follows_the_larger_of_a_nodes_explicit_and_implicit_io_l
     n = node(0, {0: 0.0, 1: 50.0, 2: 0.0}, powers, home, jobs=[Job(3, 0, 0.0, 5.0, memory=[(0.0, 300 * MB)])],
              memory=400 * MB, demand=300 * MB, fault_rate=10.0)
     n.index[1]["memory"], n.index[2]["demand"] = 800 * MB, 200 * MB
-    policy = HeterogeneousIOCMRemoteExecution()
+    policy = HeterogeneousIOCMRemoteExecution(criterion=False)         # the dispatch alone (the criterion: below)
     big = Job(8, 0, 0.0, 1.0, memory=[(0.0, 200 * MB)])
     assert policy.place(big, n) == 1                                    # the most idle memory: 800 MB, none used
     n.view_version = n.view_refreshes = next(VERSIONS)
@@ -109,6 +110,33 @@ def test_iocm_re_hetero_follows_the_larger_of_a_nodes_explicit_and_implicit_io_l
     heavy = Job(9, 0, 0.0, 1.0, io_rate=100.0, io_size=256 * 1024, io_reaccess=5, memory=[(0.0, MB)])
     policy.io.io_load = lambda _: 300.0
     assert policy.place(heavy, n) == 2                                  # IO-RE: the least I/O load
+
+
+def test_iocm_re_hetero_sends_a_job_only_where_it_pays():
+    """System E under Trace 1, every job doing I/O (so IO-RE's branch decides): with the criterion (the default) a
+    job leaves only if it expects to be done sooner there by more than the cost, so at Table 3.2's 0.1 s (and its
+    50 MB of initial data) fewer jobs leave than by IO-RE's rule alone, and at a cost of 100,000 s none does."""
+    sets = ("workload.variants=[]", "workload.jobs=30", 'workload.arrival.span="360 s"')
+    away = {}
+    for criterion, cost in (("true", "0.1 s"), ("false", "0.1 s"), ("true", "100000 s")):
+        r = run("p003/hetero/e.toml", f"policy.criterion={criterion}", f'network.remote_exec_cost="{cost}"', *sets)
+        assert_balanced(r)
+        away[criterion, cost] = sum(j["node"] != j["home"] for j in r["jobs"])
+    assert 0 < away["true", "0.1 s"] < away["false", "0.1 s"] and away["true", "100000 s"] == 0
+
+
+def test_a_peer_is_estimated_with_its_own_cpu_speed_and_disk():
+    """A peer's report with its disk's timing (`DiskView.timing`) gives a node like it: its speed and a disk whose
+    service times are the peer's to the last bit; a peer without one, or not yet reported, is taken as this node."""
+    old = Disk(None, 8.93e-3, 5.07e-3, 3.72 * MB)
+    n = node(0, {0: 0.0, 1: 0.0}, {0: 1.0, 1: 1.0}, Disk(None, 5.30e-3, 3.00e-3, 20 * MB))
+    n.index[1].update(speed=0.5, **DiskView.timing(SimpleNamespace(disk=old)))
+    peer = DiskView.like(n, 1)
+    assert peer.speed == 0.5 and peer.pager is n.pager
+    for size, accesses in ((4096, 1), (256 * 1024, 1), (50 * 4096, 50)):
+        assert peer.disk.service_time(size, accesses) == old.service_time(size, accesses)
+    del n.index[1]["disk_timing"]
+    assert DiskView.like(n, 1) is n and DiskView.like(n, 5) is n
 
 
 def test_buffer_hit_ratio_is_one_less_the_misses_over_the_accesses():
