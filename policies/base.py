@@ -102,7 +102,7 @@ class Policy(Params):
 
 
 class RemoteExecution(Policy):
-    """Remote execution to where a load index says (paper 003's CM-RE, WAL-RE): `target(job, node)` names the
+    """Remote execution to where a load index says (paper 003's CM-RE, WAL-RE, IO-RE): `target(job, node)` names the
     node a new job should run on (None, or this node: here), `count(job, peer, node)` adds a job sent to `peer`
     to what this node sees of it until its view is refreshed. A job that may not move stays."""
 
