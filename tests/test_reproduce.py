@@ -236,7 +236,7 @@ def test_p001_quick_writes_every_run_and_its_report(ray_local, tmp_path):
     paced = json.loads((runs / "paced" / "s1" / "summary.json").read_text())
     assert paced["runtime"] == "paced" and f"seed 1 at {paced['paced']['speed']:g}x" in text
     assert "## Real concurrency: paced against inline" in text and "| real concurrency |" in text
-    assert (report.parent / "p001-quick" / "fig4.png").exists() or "matplotlib" not in sys.modules
+    assert (report.parent / "p001" / "fig4.png").exists() or "matplotlib" not in sys.modules
 
 
 def test_an_unfaithful_paced_run_runs_again_slower(tmp_path, monkeypatch):

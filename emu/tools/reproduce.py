@@ -16,9 +16,9 @@ resumed from runs made by earlier invocations gives the wall time of all of them
 One stopped before its end (a session cut short) is entered by the next `--resume`, from the record it kept as
 each run ended: its wall time up to its last finished run (a run cut short is made again, and counted then).
 The report (default docs/reproductions/<paper>.md, or <paper>-quick.md) is written whole by this command and
-never edited by hand; plots go beside it (matplotlib, optional). A full run's report gives the machine's pace
-as its invocation started and ended (`emu.tools.pace`), as the same runs take two or three times as long on a
-busy day; a resumed one, that of the invocation that made the most of its runs.
+never edited by hand; plots go beside it, in a folder named after it (matplotlib, optional). A full run's report
+gives the machine's pace as its invocation started and ended (`emu.tools.pace`), as the same runs take two or
+three times as long on a busy day; a resumed one, that of the invocation that made the most of its runs.
 """
 from __future__ import annotations
 
@@ -224,7 +224,7 @@ def main(args) -> int:
         paced_by = _busiest(out, made) or paced_by
     failed = [r for r in runs if r["error"]]
     records = {e.name: [r for r in runs if r["experiment"] == e.name] for e in experiments}
-    plots = report.parent / stem
+    plots = report.parent / report.stem              # beside the report, named after it
     try:
         import matplotlib
         matplotlib.use("Agg")
